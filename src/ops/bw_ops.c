@@ -252,6 +252,13 @@ static PyObject *pad_backward(tn_value *a, int k, bool reflect) {
     char kname[40];
     snprintf(kname, sizeof kname, "%s_pad%dd_backward", reflect ? "reflection" : "replication", k);
     const bool rep3 = !reflect && k == 3;
+    /* reflection 1d / 2d read self's sizes (the plane / height dim of a missing one first) before
+     * they look at the padding's length: IndexError for self of at most k dims (measured; an empty
+     * padding list crashes upstream, a meta operand goes to its Python meta function) */
+    if (reflect && k < 3 && pv->u.ints.n >= 1 && xt->ndim <= k && !tn_door_on_meta()) {
+        tn_size_read(xt, xt->ndim ? xt->ndim : 1);
+        return NULL;
+    }
     if (pv->u.ints.n != 2 * k && (!reflect || k == 3)) {   /* reflection 1d / 2d read the first 2k */
         if (reflect) PyErr_Format(PyExc_RuntimeError, "padding size is expected to be %d, but got: %d", 2 * k, pv->u.ints.n);
         else PyErr_Format(PyExc_RuntimeError, "padding size is expected to be %d", 2 * k);

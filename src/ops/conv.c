@@ -616,11 +616,22 @@ PyObject *tn_op_im2col(tn_value *a) {
     const tn_tensor *x = TN_T(a[0]);
     int64_t k[2], d[2], pd[2], s[2];
     if (unfold_params(&a[1], k, d, pd, s) < 0) return NULL;
-    if (x->ndim < 3) { /* upstream reads input.size(2) first */
-        PyErr_Format(PyExc_IndexError, "Dimension out of range (expected to be in range of [%d, %d], but got 2)",
-                     x->ndim ? -x->ndim : -1, x->ndim ? x->ndim - 1 : 0);
-        return NULL;
+    if (tn_door_on_meta()) {   /* upstream's Python decomposition checks the shape, its own words */
+        bool good = x->ndim == 3 || x->ndim == 4;
+        for (int i = x->ndim - 3; good && i < x->ndim; i++) good = x->sizes[i] != 0;
+        if (!good) {
+            char b[256];
+            size_t l = (size_t)snprintf(b, sizeof b, "(");
+            for (int i = 0; i < x->ndim && l < sizeof b; i++)
+                l += (size_t)snprintf(b + l, sizeof b - l, "%s%lld", i ? ", " : "", (long long)x->sizes[i]);
+            if (l < sizeof b) snprintf(b + l, sizeof b - l, x->ndim == 1 ? ",)" : ")");
+            PyErr_Format(PyExc_RuntimeError, "Expected 3D or 4D (batch mode) tensor for input with possible 0 batch size and "
+                         "non-zero dimensions, but got: %s", b);
+            return NULL;
+        }
     }
+    /* upstream reads input.size(1), then (when not 0) input.size(2) first (measured) */
+    if (tn_size_read(x, 1) < 0 || (x->sizes[1] != 0 && tn_size_read(x, 2) < 0)) return NULL;
     bool batched = x->ndim == 4, ok = x->ndim == 3 || x->ndim == 4;
     for (int i = batched ? 1 : 0; ok && i < x->ndim; i++) ok = x->sizes[i] != 0;
     if (!ok) {

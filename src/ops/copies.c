@@ -55,5 +55,15 @@ COPY_OF(unsqueeze_copy, unsqueeze)
 COPY_OF(unbind_copy_int, unbind_int)
 COPY_OF(view_copy, reshape)   /* upstream copies through reshape when the view is impossible */
 COPY_OF(alias_copy, alias)
-COPY_OF(narrow_copy, narrow)
+/* narrow_copy's CPU kernel: after narrow's 0-dim check, a dim past self's dims (not a negative
+ * one, which wraps) is its own check's RuntimeError (measured; meta goes through narrow) */
+PyObject *tn_op_narrow_copy(tn_value *a) {
+    const tn_tensor *t = TN_T(a[0]);
+    if (t->ndim > 0 && a[1].u.i >= t->ndim && !tn_door_on_meta()) {
+        PyErr_SetString(PyExc_RuntimeError, "Expected dim < static_cast<int64_t>(self_sizes.size()) to be true, but got false.  "
+                                            "(Could this error message be improved?  If so, please report an enhancement request to PyTorch.)");
+        return NULL;
+    }
+    return copy_of(TN_ROW_narrow, a);
+}
 COPY_OF(lift_fresh_copy, lift_fresh)   /* a contiguous copy with the bits resolved (measured) */

@@ -161,6 +161,10 @@ PyObject *tn_distance_d_cdist(tn_value *a) {
 PyObject *tn_op__cdist_backward(tn_value *a) {
     PyObject *grad = a[0].u.obj, *x1 = a[1].u.obj, *x2 = a[2].u.obj, *dist = a[4].u.obj;
     const tn_tensor *t1 = tn_tensor_of(x1), *t2 = tn_tensor_of(x2);
+    /* upstream reads x1.size(-1), x2.size(-1), x1.size(-2), x2.size(-2) first (IndexError; measured) */
+    if (!tn_door_on_meta() && (tn_size_read(t1, -1) < 0 || tn_size_read(t2, -1) < 0 || tn_size_read(t1, -2) < 0 ||
+                               tn_size_read(t2, -2) < 0))
+        return NULL;
     if (check_2d_cols(t1, t2) < 0) return NULL;
     int nbd;
     int64_t bs[TN_MAX_DIMS];
@@ -229,6 +233,11 @@ PyObject *tn_op__euclidean_dist(tn_value *a) {
     PyObject *m1 = o2 ? tn_at_mul_Scalar(x1, TN_SI(-2)) : NULL;
     PyObject *a1 = m1 ? tn_at_cat(TN_TS(m1, n1, o1), -1) : NULL;
     PyObject *a2 = a1 ? tn_at_cat(TN_TS(x2, o2, n2), -1) : NULL;
+    if (a2 && tn_tensor_of(a2)->ndim < 2) {   /* upstream's x2_.mT() */
+        PyErr_Format(PyExc_RuntimeError, "tensor.mT is only supported on matrices or batches of matrices. Got %d-D tensor.",
+                     tn_tensor_of(a2)->ndim);
+        Py_CLEAR(a2);
+    }
     PyObject *t2 = a2 ? tn_at_transpose_int(a2, -2, -1) : NULL;
     PyObject *r = t2 ? tn_at_matmul(a1, t2) : NULL;
     PyObject *c = r ? tn_at_clamp_min_(r, TN_SI(0)) : NULL;
@@ -267,6 +276,8 @@ PyObject *tn_op__pdist_forward(tn_value *a) {
         PyErr_SetString(PyExc_RuntimeError, "_pdist_forward requires contiguous input");
         return NULL;
     }
+    /* upstream reads self.size(0), then (more than one row) self.size(1): IndexError (measured) */
+    if (!tn_door_on_meta() && (tn_size_read(t, 0) < 0 || (t->sizes[0] > 1 && tn_size_read(t, 1) < 0))) return NULL;
     int64_t n = t->ndim > 0 ? t->sizes[0] : 1, m = t->ndim > 1 ? t->sizes[1] : 1;
     int64_t k = n <= 1 ? 0 : n * (n - 1) / 2;
     if (k > 0 && m > 0 && t->dtype != TN_DTYPE_F32 && t->dtype != TN_DTYPE_F64) return tn_kernel_missing("pdist", t->dtype);
@@ -298,6 +309,11 @@ PyObject *tn_op__pdist_backward(tn_value *a) {
         return NULL;
     }
     if (t->dtype != TN_DTYPE_F32 && t->dtype != TN_DTYPE_F64) return tn_kernel_missing("pdist_backward", t->dtype);
+    /* upstream reads self.size(0), self.size(1), then (nothing empty) grad.stride(0) before its
+     * dtype checks (IndexError; measured) */
+    if (!tn_door_on_meta() && (tn_size_read(t, 0) < 0 || tn_size_read(t, 1) < 0 ||
+                               (a[2].u.f != 0 && tn_numel(g) && tn_numel(t) && tn_size_read(g, 0) < 0)))
+        return NULL;
     if (g->dtype != t->dtype || d->dtype != t->dtype) {
         PyErr_Format(PyExc_RuntimeError, "expected scalar type %s but found %s", tn_dtype_cpp_name(t->dtype),
                      tn_dtype_cpp_name(g->dtype != t->dtype ? g->dtype : d->dtype));

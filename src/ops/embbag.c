@@ -343,6 +343,18 @@ PyObject *tn_op__embedding_bag_dense_backward(tn_value *a) {
     const tn_tensor *gt = TN_T(a[0]), *it = TN_T(a[1]);
     int64_t nw = a[5].u.i, mode = a[7].u.i;
     if (check_float_type(gt, "grad_") < 0) return NULL;
+    /* sum / mean: upstream allocates the result, sorts indices and index_selects offset2bag by
+     * the permutation before any other check, refusing an index of more than 1 dim there (indices
+     * of a dtype its sort takes; not on meta, which goes elsewhere upstream). A grad of other than
+     * 2 dims upstream reads past for the result's size. */
+    bool idx_2d = (mode == 0 || mode == 1) && it->ndim > 1 && !tn_door_on_meta() &&
+                  (tn_dtype_is_integral(it->dtype, true) || it->dtype == TN_DTYPE_F16 || it->dtype == TN_DTYPE_BF16 ||
+                   it->dtype == TN_DTYPE_F32 || it->dtype == TN_DTYPE_F64) && !tn_dtype_barebones(it->dtype);
+    static const char *const IDX_2D = "index_select(): Index is supposed to be a vector";
+    if (idx_2d && gt->ndim != 2) {
+        PyErr_SetString(PyExc_IndexError, IDX_2D);
+        return NULL;
+    }
     if (gt->ndim != 2) {
         PyErr_Format(PyExc_RuntimeError, "embedding_bag backward: grad has to be a 2D Tensor, but got Tensor of dimension %d", gt->ndim);
         return NULL;
@@ -362,6 +374,10 @@ PyObject *tn_op__embedding_bag_dense_backward(tn_value *a) {
     if (!res) goto fail;
     const tn_tensor *rt = tn_tensor_of(res);
     if (tn_numel(rt)) memset(tn_data(rt), 0, (size_t)(nw * D * tn_dtype_itemsize(gt->dtype)));
+    if (idx_2d) {
+        PyErr_SetString(PyExc_IndexError, IDX_2D);
+        goto fail;
+    }
     if (check_index_type(TN_T(a[3]), "bag_size") < 0) goto fail;
     bs = as_i64(TN_T(a[3]));
     if (!bs) goto fail;

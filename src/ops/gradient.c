@@ -50,6 +50,10 @@ static int pre_check(const tn_tensor *t, int64_t spacing_size, const int64_t *di
         }
         for (int i = 0; i < ndims; i++) {
             int64_t d;
+            if (t->ndim == 0) {   /* upstream reads self.size(dim): IndexError on a 0-d self (measured) */
+                tn_size_read(t, dims[i]);
+                return -1;
+            }
             tn_wrap_dim(dims[i], t->ndim, &d);
             if (t->sizes[d] < edge_order + 1) goto small;
         }

@@ -42,7 +42,8 @@ static int64_t *slice_offsets(const tn_tensor *t, int dim, int64_t *count) {
     return off;
 }
 
-/* the index as int64 values, checked to be a vector or scalar of an accepted dtype */
+/* the index of index_fill / index_add as int64 values, checked to be a vector or scalar of an
+ * accepted dtype (index_copy's checks: copy_checks) */
 static PyObject *index_values(ix_kind kind, PyObject *index, int64_t *n) {
     const tn_tensor *it = tn_tensor_of(index);
     if (it->ndim > 1) {
@@ -51,16 +52,13 @@ static PyObject *index_values(ix_kind kind, PyObject *index, int64_t *n) {
         tn_shape_str(s, sizeof s, it->ndim, it->sizes);
         return PyErr_Format(PyExc_IndexError,
                             "%s(): Index is supposed to be a vector, but got dim: %d with type: %s and size: %s",
-                            kind == IX_ADD ? "index_add_" : "index_copy_", it->ndim,
+                            "index_add_", it->ndim,
                             tn_dtype_cpp_name(it->dtype), s);
     }
     if (kind == IX_FILL && it->dtype != TN_DTYPE_I64)
         return PyErr_Format(PyExc_IndexError, "index_fill_(): Expected dtype int64 for index.");
     if (kind == IX_ADD && it->dtype != TN_DTYPE_I64 && it->dtype != TN_DTYPE_I32)
         return PyErr_Format(PyExc_RuntimeError, "index_add_(): Expected dtype int32/int64 for index but got: %s",
-                            tn_dtype_cpp_name(it->dtype));
-    if (kind == IX_COPY && it->dtype != TN_DTYPE_I64)
-        return PyErr_Format(PyExc_RuntimeError, "index_copy_(): Expected a long tensor for index, but got %s",
                             tn_dtype_cpp_name(it->dtype));
     *n = tn_numel(it);
     return tn_as_dtype(index, TN_DTYPE_I64, true);
@@ -140,10 +138,17 @@ static PyObject *index_fill(tn_value *a, bool inplace, bool tensor_value) {
     PyObject *self = a[0].u.obj;
     const tn_tensor *t = tn_tensor_of(self);
     int dim;
-    if (tn_wrap_dim_i(a[1].u.i, t->ndim, &dim) < 0) return NULL;
+    /* upstream's order (measured): the value tensor's dims, the index's dtype, a complex value
+     * for a real self, then the dim, then the index's dims (index_values) */
     if (tensor_value && tn_tensor_of(a[3].u.obj)->ndim != 0)
         return PyErr_Format(PyExc_RuntimeError, "index_fill_ only supports a 0-dimensional value tensor, but got "
                                                 "tensor with %d dimension(s).", tn_tensor_of(a[3].u.obj)->ndim);
+    if (tn_tensor_of(a[2].u.obj)->dtype != TN_DTYPE_I64)
+        return PyErr_Format(PyExc_IndexError, "index_fill_(): Expected dtype int64 for index.");
+    if (!tn_dtype_is_complex(t->dtype) &&
+        (tensor_value ? tn_dtype_is_complex(tn_tensor_of(a[3].u.obj)->dtype) : a[3].tag == TN_V_COMPLEX))
+        return PyErr_Format(PyExc_RuntimeError, "index_fill_(): Converting complex Scalar to non-complex type is not supported");
+    if (tn_wrap_dim_i(a[1].u.i, t->ndim, &dim) < 0) return NULL;
     int64_t n;
     PyObject *ix = index_values(IX_FILL, a[2].u.obj, &n);
     if (!ix) return NULL;
@@ -181,66 +186,93 @@ PyObject *tn_op_index_fill__int_Tensor(tn_value *a) { return index_fill(a, true,
 
 /* ---- index_add / index_copy ---- */
 
-/* source's shape must be self's with dim's size replaced by the number of indices */
-static int check_source(ix_kind kind, const tn_tensor *t, const tn_tensor *s, int dim, int64_t n) {
-    if (kind == IX_ADD && t->dtype != s->dtype) {
+/* index_add: source's shape must be self's with dim's size replaced by the number of indices */
+static int check_source(const tn_tensor *t, const tn_tensor *s, int dim, int64_t n) {
+    if (t->dtype != s->dtype) {
         PyErr_Format(PyExc_RuntimeError, "index_add_(): self (%s) and source (%s) must have the same scalar type",
                      tn_dtype_cpp_name(t->dtype), tn_dtype_cpp_name(s->dtype));
         return -1;
     }
-    if (kind == IX_COPY && t->dtype != s->dtype) {
-        PyErr_Format(PyExc_RuntimeError, "index_copy_(): self and source expected to have the same dtype, but got "
-                                         "(self) %s and (source) %s",
-                     tn_dtype_cpp_name(t->dtype), tn_dtype_cpp_name(s->dtype));
-        return -1;
-    }
-    if (kind == IX_COPY) {
-        if (s->ndim == 0 || t->ndim == 0) {
-            if (n != 1) {
-                PyErr_Format(PyExc_IndexError, "index_copy_(): When source is scalar, index should have one element "
-                                               "(got %lld)", (long long)n);
-                return -1;
-            }
-        } else if (s->ndim != t->ndim) {
-            PyErr_Format(PyExc_IndexError, "index_copy_(): When source and destination are not scalars, their "
-                                           "dimensionality must match. Source dimensionality (%d), destination "
-                                           "dimensionality (%d)", s->ndim, t->ndim);
-            return -1;
-        }
-    }
     int64_t src_n = s->ndim ? s->sizes[dim < s->ndim ? dim : 0] : 1;
     if (s->ndim > 0 && t->ndim > 0 && src_n != n) {
-        if (kind == IX_ADD)
-            PyErr_Format(PyExc_RuntimeError, "index_add_(): Number of indices (%lld) should be equal to "
-                                             "source.size(dim): (%lld), for dim: %d", (long long)n, (long long)src_n, dim);
-        else
-            PyErr_Format(PyExc_IndexError, "index_copy_(): Number of indices (%lld) should be equal to "
-                                           "source.size(dim) (%lld)", (long long)n, (long long)src_n);
+        PyErr_Format(PyExc_RuntimeError, "index_add_(): Number of indices (%lld) should be equal to "
+                                         "source.size(dim): (%lld), for dim: %d", (long long)n, (long long)src_n, dim);
         return -1;
     }
-    if (kind == IX_COPY && (s->ndim == 0 || t->ndim == 0)) return 0;
     bool same = s->ndim == t->ndim;
     for (int d = 0; same && d < t->ndim; d++) same = d == dim || s->sizes[d] == t->sizes[d];
     if (same) return 0;
-    if (kind == IX_ADD) {
-        char a[160], b[160];
-        tn_shape_str(a, sizeof a, t->ndim, t->sizes);
-        tn_shape_str(b, sizeof b, s->ndim, s->sizes);
-        PyErr_Format(PyExc_RuntimeError, "source tensor shape must match self tensor shape, excluding the "
-                                         "specified dimension. Got self.shape = %s source.shape = %s", a, b);
+    char a[160], b[160];
+    tn_shape_str(a, sizeof a, t->ndim, t->sizes);
+    tn_shape_str(b, sizeof b, s->ndim, s->sizes);
+    PyErr_Format(PyExc_RuntimeError, "source tensor shape must match self tensor shape, excluding the "
+                                     "specified dimension. Got self.shape = %s source.shape = %s", a, b);
+    return -1;
+}
+
+/* index_copy's checks in upstream's order (its meta function, measured): the written-to tensor
+ * (self in place, out=) overlapping itself or an input, out='s dtype, the index's dims, a scalar
+ * source's one index, the dims of source against self, the index's dtype, source's dtype, the
+ * slice shapes, then the number of indices against source.size(dim). 0 or -1. */
+static int copy_checks(tn_value *a, PyObject *target, PyObject *out, int dim) {
+    PyObject *self = a[0].u.obj, *index = a[2].u.obj, *src = a[3].u.obj;
+    const tn_tensor *t = tn_tensor_of(self), *it = tn_tensor_of(index), *s = tn_tensor_of(src);
+    if (target) {
+        PyObject *ins[2] = {index, src};
+        if (tn_check_no_overlap(target, 2, ins) < 0) return -1;
+    }
+    if (out && tn_tensor_of(out)->dtype != t->dtype) {
+        PyErr_Format(PyExc_RuntimeError, "Expected out tensor to have dtype %s, but got %s instead", tn_dtype_cxx_name(t->dtype),
+                     tn_dtype_cxx_name(tn_tensor_of(out)->dtype));
         return -1;
     }
-    char a[200] = "", b[200] = "";
-    for (int d = 0; d < t->ndim; d++) {
-        if (d == dim) continue;
-        size_t la = strlen(a), lb = strlen(b);
-        snprintf(a + la, sizeof a - la, "%s%lld", la ? " " : "", (long long)t->sizes[d]);
-        snprintf(b + lb, sizeof b - lb, "%s%lld", lb ? " " : "", (long long)s->sizes[d]);
+    if (it->ndim >= 2) {
+        PyErr_Format(PyExc_IndexError, "index_copy_(): Index should have dimension 1 or 0 (got %d)", it->ndim);
+        return -1;
     }
-    PyErr_Format(PyExc_RuntimeError, "index_copy_(): Source/destination tensor must have same slice shapes. "
-                                     "Destination slice shape: %s at dimension %d and source slice shape: %s at "
-                                     "dimension 0.", a, dim, b);
-    return -1;
+    int64_t n = tn_numel(it);
+    if (s->ndim == 0 && n != 1) {
+        PyErr_Format(PyExc_IndexError, "index_copy_(): When source is scalar, index should have one element (got %lld)", (long long)n);
+        return -1;
+    }
+    if (s->ndim != t->ndim && s->ndim != 0 && t->ndim != 0) {
+        PyErr_Format(PyExc_IndexError, "index_copy_(): When source and destination are not scalars, their dimensionality must "
+                                       "match. Source dimensionality (%d), destination dimensionality (%d)", s->ndim, t->ndim);
+        return -1;
+    }
+    if (it->dtype != TN_DTYPE_I64) {
+        PyErr_Format(PyExc_RuntimeError, "index_copy_(): Expected a long tensor for index, but got %s", tn_dtype_cpp_name(it->dtype));
+        return -1;
+    }
+    if (t->dtype != s->dtype) {
+        PyErr_Format(PyExc_RuntimeError, "index_copy_(): self and source expected to have the same dtype, but got (self) %s and "
+                                         "(source) %s", tn_dtype_cpp_name(t->dtype), tn_dtype_cpp_name(s->dtype));
+        return -1;
+    }
+    /* the sizes of each with dim removed (a 0-dim one has none; dim is within source's dims when
+     * it has any), as upstream prints them: space-separated */
+    int64_t ta[TN_MAX_DIMS], sb[TN_MAX_DIMS];
+    int nt = 0, ns = 0;
+    char da[200] = "", sa[200] = "";
+    for (int d = 0; d < t->ndim; d++)
+        if (d != dim) ta[nt++] = t->sizes[d];
+    for (int d = 0; d < s->ndim; d++)
+        if (d != dim) sb[ns++] = s->sizes[d];
+    bool same = nt == ns;
+    for (int k = 0; same && k < nt; k++) same = ta[k] == sb[k];
+    for (int k = 0; k < nt; k++) { size_t l = strlen(da); snprintf(da + l, sizeof da - l, "%s%lld", k ? " " : "", (long long)ta[k]); }
+    for (int k = 0; k < ns; k++) { size_t l = strlen(sa); snprintf(sa + l, sizeof sa - l, "%s%lld", k ? " " : "", (long long)sb[k]); }
+    if (!same) {
+        PyErr_Format(PyExc_RuntimeError, "index_copy_(): Source/destination tensor must have same slice shapes. Destination "
+                                         "slice shape: %s at dimension %d and source slice shape: %s at dimension 0.", da, dim, sa);
+        return -1;
+    }
+    if (s->ndim > 0 && n != s->sizes[dim]) {
+        PyErr_Format(PyExc_IndexError, "index_copy_(): Number of indices (%lld) should be equal to source.size(dim) (%lld)",
+                     (long long)n, (long long)s->sizes[dim]);
+        return -1;
+    }
+    return 0;
 }
 
 static PyObject *add_or_copy(ix_kind kind, tn_value *a, bool inplace, PyObject *out) {
@@ -249,9 +281,15 @@ static PyObject *add_or_copy(ix_kind kind, tn_value *a, bool inplace, PyObject *
     int dim;
     if (tn_wrap_dim_i(a[1].u.i, t->ndim, &dim) < 0) return NULL;
     int64_t n;
-    PyObject *ix = index_values(kind, a[2].u.obj, &n);
-    if (!ix) return NULL;
-    if (check_source(kind, t, s, dim, n) < 0) { Py_DECREF(ix); return NULL; }
+    PyObject *ix;
+    if (kind == IX_COPY) {
+        if (copy_checks(a, inplace ? self : out, out, dim) < 0) return NULL;
+        n = tn_numel(tn_tensor_of(a[2].u.obj));
+        if (!(ix = tn_as_dtype(a[2].u.obj, TN_DTYPE_I64, true))) return NULL;
+    } else {
+        if (!(ix = index_values(kind, a[2].u.obj, &n))) return NULL;
+        if (check_source(t, s, dim, n) < 0) { Py_DECREF(ix); return NULL; }
+    }
     if (tn_dtype_barebones(t->dtype)) { /* upstream has no uint16/32/64 or float8 kernel */
         Py_DECREF(ix);
         return tn_kernel_missing(kind == IX_ADD ? "index_add_" : "index_copy_cpu", t->dtype);

@@ -363,6 +363,12 @@ PyObject *tn_op_matmul_out(tn_value *a) { return finish(matmul(a[0].u.obj, a[1].
 
 static PyObject *mv_dot(tn_value *a, tn_value *out, int xd, int yd, const char *name) {
     tn_tensor *x = TN_T(a[0]), *y = TN_T(a[1]);
+    /* mv allocates its result of self.size(0) first (IndexError for a 0-d self; measured, not on
+     * meta, where upstream's Python meta checks the dims) */
+    if (xd == 2 && x->ndim == 0 && !tn_door_on_meta()) {
+        tn_size_read(x, 0);
+        return NULL;
+    }
     if (x->ndim != xd || y->ndim != yd) {
         if (xd == 1) PyErr_Format(PyExc_RuntimeError, "1D tensors expected, but got %dD and %dD tensors", x->ndim, y->ndim);
         else PyErr_Format(PyExc_RuntimeError, "vector + matrix @ vector expected, got 1, %d, %d", x->ndim, y->ndim);

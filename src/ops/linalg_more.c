@@ -48,6 +48,7 @@ static int cross_meta(const tn_tensor *a, const tn_tensor *b, int64_t dim, int *
         return -1;
     }
     if (tn_wrap_dim_i(dim, a->ndim, d) < 0) return -1;
+    if (a->ndim == 0) return tn_size_read(a, dim);   /* upstream reads input.size(dim): IndexError (measured) */
     if (a->sizes[*d] != 3 || b->sizes[*d] != 3) {
         PyErr_Format(PyExc_RuntimeError, "linalg.cross: inputs dimension %lld must have length 3. Got %lld and %lld",
                      (long long)dim, (long long)a->sizes[*d], (long long)b->sizes[*d]);
@@ -89,6 +90,9 @@ done:
 }
 PyObject *tn_op_linalg_cross(tn_value *a) {
     const tn_tensor *x = TN_T(a[0]), *y = TN_T(a[1]);
+    int d, on;
+    int64_t os[TN_MAX_DIMS];
+    if (cross_meta(x, y, a[2].u.i, &d, &on, os) < 0) return NULL;   /* upstream's meta checks come first (measured) */
     if (x->dtype != y->dtype) {   /* upstream's structured kernel promotes; OpInfo passes one dtype */
         PyErr_Format(PyExc_RuntimeError, "linalg.cross: expected both inputs of the same dtype, got %s and %s",
                      tn_dtype_cpp_name(x->dtype), tn_dtype_cpp_name(y->dtype));

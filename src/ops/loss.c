@@ -825,6 +825,11 @@ static int ctc_prepare(tn_value *lp_v, tn_value *tg_v, tn_value *il_v, tn_value 
         tn_kernel_missing(fwd ? "ctc_loss_cpu" : "ctc_loss_backward_cpu", lp->dtype);
         return -1;
     }
+    /* the backward reads log_probs.size(0..2) before its argument checks: IndexError for fewer
+     * than 3 dims (docs/breadth_more2.md "Fuzz corpus exception types"); on meta upstream has no kernel */
+    if (!fwd && !tn_door_on_meta())
+        for (int d = 0; d < 3; d++)
+            if (tn_size_read(lp, d) < 0) return -1;
     const char *from = fwd ? "ctc_loss_cpu" : "ctc_loss_backward_cpu";
     if (tg->dtype != TN_DTYPE_I64 && tg->dtype != TN_DTYPE_I32) {
         PyErr_Format(PyExc_RuntimeError, "Expected tensor for argument #2 'targets' to have scalar type Int; but got "

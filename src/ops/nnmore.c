@@ -398,6 +398,11 @@ static int dims_mask(tn_value *v, int total, uint64_t *m) {
         if (d == -1 && PyErr_Occurred()) { Py_DECREF(l); return -1; }
         int64_t w;
         if (tn_wrap_dim(d, total, &w) < 0) { Py_DECREF(l); return -1; }
+        if (*m >> w & 1) {   /* upstream's dim_list_to_bitset, element by element (measured) */
+            Py_DECREF(l);
+            PyErr_Format(PyExc_RuntimeError, "dim %lld appears multiple times in the list of dims", (long long)w);
+            return -1;
+        }
         *m |= (uint64_t)1 << w;
     }
     Py_DECREF(l);
@@ -530,23 +535,28 @@ PyObject *tn_op_bilinear(tn_value *a) {
                          (long long)t1->sizes[i], (long long)t2->sizes[i]);
             return NULL;
         }
-    if (t1->ndim < 1 || wt->ndim != 3) {
-        PyErr_SetString(PyExc_RuntimeError, "bilinear(): expected 3-D weight and inputs of at least 1 dimension");
-        return NULL;
-    }
+    /* upstream reads input1.size(-1) and weight.size(1), then input2.size(-1) and weight.size(2),
+     * then bias.size(0): IndexError for a missing dim, each pair compared before the next read */
+    if (tn_size_read(t1, -1) < 0 || tn_size_read(wt, 1) < 0) return NULL;
     if (t1->sizes[t1->ndim - 1] != wt->sizes[1]) {
         PyErr_Format(PyExc_RuntimeError, "bilinear(): input1 size does not match weight size: got %lld but expected %lld",
                      (long long)t1->sizes[t1->ndim - 1], (long long)wt->sizes[1]);
         return NULL;
     }
+    if (tn_size_read(t2, -1) < 0 || tn_size_read(wt, 2) < 0) return NULL;
     if (t2->sizes[t2->ndim - 1] != wt->sizes[2]) {
         PyErr_Format(PyExc_RuntimeError, "bilinear(): input2 size does not match weight size: got %lld but expected %lld",
                      (long long)t2->sizes[t2->ndim - 1], (long long)wt->sizes[2]);
         return NULL;
     }
-    if (b && (tn_tensor_of(b)->ndim < 1 || tn_tensor_of(b)->sizes[0] != wt->sizes[0])) {
+    if (b && tn_size_read(tn_tensor_of(b), 0) < 0) return NULL;
+    if (b && tn_tensor_of(b)->sizes[0] != wt->sizes[0]) {
         PyErr_Format(PyExc_RuntimeError, "bilinear(): bias size does not match weight size: got %lld but expected %lld",
-                     (long long)(tn_tensor_of(b)->ndim ? tn_tensor_of(b)->sizes[0] : 1), (long long)wt->sizes[0]);
+                     (long long)tn_tensor_of(b)->sizes[0], (long long)wt->sizes[0]);
+        return NULL;
+    }
+    if (wt->ndim != 3) {
+        PyErr_SetString(PyExc_RuntimeError, "bilinear(): expected 3-D weight");
         return NULL;
     }
     int64_t osz[TN_MAX_DIMS], f1[2] = {-1, t1->sizes[t1->ndim - 1]}, f2[2] = {-1, t2->sizes[t2->ndim - 1]};

@@ -406,6 +406,9 @@ static PyObject *legacy_norm(tn_value *self, const tn_value *p, const tn_value *
                      tn_dtype_cpp_name(t->dtype));
         return NULL;
     }
+    /* then upstream's meta wraps the dims (resize_reduction), before linalg_vector_norm's checks (measured) */
+    uint64_t mask;
+    if (dimv && tn_dims_mask(t, dimv, true, &mask) < 0) return NULL;
     return vector_norm(self, p, dimv, keepdim, dt, out, dt);
 }
 

@@ -376,8 +376,8 @@ static int shape_check3(const tn_tensor *t, const pool_args *a, int64_t nslices,
 }
 
 /* Parse and check max_pool{2,3}d arguments (self, kernel_size, stride, padding, dilation,
- * ceil_mode at a[0..5]); k = 2 or 3. */
-static int max_args(tn_value *a, int k, pool_args *r) {
+ * ceil_mode at a[0..5]); k = 2 or 3; fwd: the forward (not the backward's self). */
+static int max_args(tn_value *a, int k, bool fwd, pool_args *r) {
     const tn_tensor *t = TN_T(a[0]);
     const char *nm = k == 2 ? "max_pool2d" : "max_pool3d";
     const char *what = k == 2 ? "two" : "three";
@@ -403,6 +403,8 @@ static int max_args(tn_value *a, int k, pool_args *r) {
     expand(&a[2], k, r->k + off, r->s + off);
     expand(&a[3], k, NULL, r->p + off);
     expand(&a[4], k, NULL, r->d + off);
+    /* a forward on meta: upstream's Python meta function reads input.size(-3) next (IndexError, measured) */
+    if (k == 2 && fwd && tn_door_on_meta() && tn_size_read(t, -3) < 0) return -1;
     r->fmt = tn_suggest_format(t);
     if (k == 2) {
         if (r->fmt == 2 && t->ndim != 4) {
@@ -437,7 +439,7 @@ static int max_args(tn_value *a, int k, pool_args *r) {
 
 static PyObject *max_pool_fwd(tn_value *a, int k) {
     pool_args pa;
-    if (max_args(a, k, &pa) < 0) return NULL;
+    if (max_args(a, k, true, &pa) < 0) return NULL;
     tn_tensor *t = TN_T(a[0]);
     if (!max_dtype_ok(t->dtype)) return tn_kernel_missing(k == 2 ? "max_pool2d" : "max_pool3d", t->dtype);
     int64_t isp[3], osz[TN_MAX_DIMS];
@@ -475,7 +477,7 @@ PyObject *tn_op_max_pool3d_with_indices(tn_value *a) { return max_pool_fwd(a, 3)
  * dilation, ceil_mode, indices) */
 static PyObject *max_pool_bwd(tn_value *a, int k) {
     pool_args pa;
-    if (max_args(a + 1, k, &pa) < 0) return NULL;
+    if (max_args(a + 1, k, false, &pa) < 0) return NULL;
     tn_tensor *t = TN_T(a[1]), *g = TN_T(a[0]), *ix = TN_T(a[7]);
     if (t->dtype != g->dtype) {
         PyErr_Format(PyExc_RuntimeError, "expected dtype %s for `gradOutput` but got dtype %s", tn_dtype_cxx_name(t->dtype),
@@ -589,22 +591,36 @@ PyObject *tn_op_max_pool1d(tn_value *a) {
 
 /* avg_pool{2,3}d(self, kernel_size, stride, padding, ceil_mode, count_include_pad,
  * divisor_override) */
+/* upstream's safe_downcast<int> of each value of an int list: RuntimeError when one does not fit */
+static int int_values(const tn_value *v) {
+    for (int i = 0; i < list_len(v); i++)
+        if (list_at(v, i) < INT32_MIN || list_at(v, i) > INT32_MAX) {
+            PyErr_SetString(PyExc_RuntimeError, "value cannot be converted to type int without overflow");
+            return -1;
+        }
+    return 0;
+}
+
 static int avg_args(tn_value *a, int k, pool_args *r) {
     const tn_tensor *t = TN_T(a[0]);
     int off = 3 - k;
     if (k == 2) {
+        /* upstream's meta narrows each list's values to int right after its length check (measured) */
         if (!(list_len(&a[1]) == 1 || list_len(&a[1]) == 2)) {
             PyErr_SetString(PyExc_RuntimeError, "avg_pool2d: kernel_size must either be a single int, or a tuple of two ints");
             return -1;
         }
+        if (int_values(&a[1]) < 0) return -1;
         if (!(list_len(&a[2]) == 0 || list_len(&a[2]) == 1 || list_len(&a[2]) == 2)) {
             PyErr_SetString(PyExc_RuntimeError, "avg_pool2d: stride must either be omitted, a single int, or a tuple of two ints");
             return -1;
         }
+        if (int_values(&a[2]) < 0) return -1;
         if (!(list_len(&a[3]) == 1 || list_len(&a[3]) == 2)) {
             PyErr_SetString(PyExc_RuntimeError, "avg_pool2d: padding must either be a single int, or a tuple of two ints");
             return -1;
         }
+        if (int_values(&a[3]) < 0) return -1;
     } else {
         if (!(list_len(&a[1]) == 1 || list_len(&a[1]) == 3)) {
             PyErr_SetString(PyExc_RuntimeError, "avg_pool3d: kernel_size must be a single int, or a tuple of three ints");
@@ -632,11 +648,7 @@ static int avg_args(tn_value *a, int k, pool_args *r) {
     expand(&a[2], k, r->k + off, r->s + off);
     expand(&a[3], k, NULL, r->p + off);
     int64_t isp[3];
-    if (t->ndim < k + 1) {   /* upstream reads size(-k-1) first */
-        PyErr_Format(PyExc_IndexError, "Dimension out of range (expected to be in range of [%d, %d], but got %d)",
-                     t->ndim ? -t->ndim : -1, t->ndim ? t->ndim - 1 : 0, -k - 1);
-        return -1;
-    }
+    if (t->ndim < k + 1) return tn_size_read(t, -k - 1);   /* upstream reads size(-k-1) first */
     bool ceil = a[4].u.i != 0;
     for (int i = off; i < 3; i++)
         if (out_shape(t->sizes[t->ndim - 3 + i], r->k[i], r->p[i], r->s[i], 1, ceil, &r->out[i]) < 0) return -1;
@@ -822,6 +834,16 @@ static PyObject *adaptive_avg_bwd(tn_value *a, int k) {
                          "grad_output has sizes %s with dimension %d being empty", nm, sh, i);
             return NULL;
         }
+    /* the 3d CPU kernel then wants grad_output of self's dims and reads self.size(-4) (IndexError
+     * for self of fewer than 4 dims) before its other checks (measured); meta goes elsewhere */
+    if (k == 3 && !tn_door_on_meta()) {
+        if (nd != t->ndim) {
+            PyErr_Format(PyExc_RuntimeError, "adaptive_avg_pool3d_backward_out_cpu_template: Expected dimensions %d for "
+                         "`gradOutput_` but got dimensions %d", t->ndim, nd);
+            return NULL;
+        }
+        if (tn_size_read(t, -4) < 0) return NULL;
+    }
     if (!(nd == k + 1 || nd == k + 2)) {
         shape_str(sh, sizeof sh, t);
         PyErr_Format(PyExc_RuntimeError, "%s(): Expected %dD or %dD tensor, but got %s", nm, k + 1, k + 2, sh);

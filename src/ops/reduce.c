@@ -138,17 +138,17 @@ static PyObject *mean_impl(tn_value *self, const tn_value *dimv, bool keepdim, c
                          tn_dtype_cpp_name(od));
             return NULL;
         }
-        if (out) {
-            tn_dtype o = tn_tensor_of(out)->dtype;
-            if (!tn_can_cast(od, o)) {
-                tn_cast_error(od, o);
-                return NULL;
-            }
-            if (is_float_or_complex(o)) od = o;
-        }
     }
     uint64_t mask;
     if (tn_dims_mask(t, dimv, true, &mask) < 0) return NULL;
+    if (out && !(dt && dt->tag == TN_V_DTYPE)) {   /* out='s cast after the dims (measured) */
+        tn_dtype o = tn_tensor_of(out)->dtype;
+        if (!tn_can_cast(od, o)) {
+            tn_cast_error(od, o);
+            return NULL;
+        }
+        if (is_float_or_complex(o)) od = o;
+    }
     if (od == TN_DTYPE_F16 || od == TN_DTYPE_BF16) {
         /* upstream (CPU): a float32 sum of the input, divided in float32, then cast once */
         PyObject *r32 = run_reduce(TN_REDUCE_MEAN, "mean", self->u.obj, mask, keepdim, TN_DTYPE_F32);
@@ -662,6 +662,11 @@ static PyObject *hash_tensor_impl(tn_value *a, PyObject *out) {
     tn_tensor *t = tn_tensor_of(self);
     bool keepdim = arg_bool(&a[2]);
     uint64_t mask;
+    if (out && tn_tensor_of(out)->dtype != TN_DTYPE_U64) {   /* upstream's first check (measured) */
+        PyErr_Format(PyExc_RuntimeError, "Expected result to be of dtype uint64, but got %s",
+                     tn_dtype_cpp_name(tn_tensor_of(out)->dtype));
+        return NULL;
+    }
     if (tn_dims_mask(t, &a[1], true, &mask) < 0) return NULL;
     if (tn_numel(t) == 0) {
         bool all = a[1].tag == TN_V_NONE || (a[1].tag != TN_V_INT && a[1].u.ints.n == 0);
@@ -684,11 +689,6 @@ static PyObject *hash_tensor_impl(tn_value *a, PyObject *out) {
     bool ok = dt == TN_DTYPE_BOOL || dt == TN_DTYPE_U8 || dt == TN_DTYPE_I8 || dt == TN_DTYPE_I16 || dt == TN_DTYPE_I32 ||
               dt == TN_DTYPE_I64 || dt == TN_DTYPE_F16 || dt == TN_DTYPE_BF16 || dt == TN_DTYPE_F32 || dt == TN_DTYPE_F64;
     if (!ok) return tn_kernel_missing("xor_sum_cpu", dt);
-    if (out && tn_tensor_of(out)->dtype != TN_DTYPE_U64) {
-        PyErr_Format(PyExc_RuntimeError, "Expected result to be of dtype uint64, but got %s",
-                     tn_dtype_cpp_name(tn_tensor_of(out)->dtype));
-        return NULL;
-    }
     int64_t sz[TN_MAX_DIMS];
     int nd = reduced_shape(t, mask, keepdim, sz);
     PyObject *res = tn_tensor_new_empty(nd, sz, TN_DTYPE_U64, is_meta(t) ? TN_DEVICE_META : TN_DEVICE_CPU);

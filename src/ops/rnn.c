@@ -937,9 +937,21 @@ done:
 
 /* mkldnn_rnn_layer(input, weight0..3, hx_, cx_, reverse, batch_sizes, mode, hidden_size, num_layers,
  * has_biases, bidirectional, batch_first, train) -> (output, hy, cy, workspace) */
+/* upstream's oneDNN layer first reads input.size(0..2) (its RNNParams): IndexError for an input of
+ * fewer than 3 dims, before any other check; a call on meta goes elsewhere upstream (not this
+ * read). 0 or -1. */
+static int mkldnn_layer_sizes(tn_value *a) {
+    if (tn_door_on_meta()) return 0;
+    const tn_tensor *it = tn_tensor_of(a[0].u.obj);
+    for (int d = 0; d < 3; d++)
+        if (tn_size_read(it, d) < 0) return -1;
+    return 0;
+}
+
 PyObject *tn_op_mkldnn_rnn_layer(tn_value *a) {
     PyObject *input = a[0].u.obj;
     const tn_tensor *it = tn_tensor_of(input);
+    if (mkldnn_layer_sizes(a) < 0) return NULL;
     if (it->ndim != 3 || a[9].u.i != 2 || a[8].u.ints.n != 0) {
         PyErr_SetString(PyExc_RuntimeError, "torchnative: mkldnn_rnn_layer supports the unpacked LSTM layer of a 3-D input only");
         return NULL;
@@ -1117,6 +1129,7 @@ bwd_done:
  * grad_cy?, reverse, mode, hidden_size, num_layers, has_biases, train, bidirectional, batch_sizes,
  * batch_first, workspace) */
 PyObject *tn_op_mkldnn_rnn_layer_backward(tn_value *a) {
+    if (mkldnn_layer_sizes(a) < 0) return NULL;
     return tn_rnn_lstm_layer_backward(a[0].u.obj, a[1].u.obj, a[2].u.obj, a[3].u.obj, a[4].u.obj, a[5].u.obj, a[6].u.obj,
                                       a[7].u.obj, opt_t(&a[10]), opt_t(&a[11]), opt_t(&a[12]), ARGB(13), a[15].u.i,
                                       ARGB(17), true);

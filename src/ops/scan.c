@@ -60,8 +60,19 @@ static PyObject *cummaxmin_op(tn_value *a, bool is_max, PyObject *vout, PyObject
     const char *name = is_max ? "cummax" : "cummin";
     if (tn_dtype_barebones(TN_T(a[0])->dtype)) return tn_kernel_missing(is_max ? "cummax_cpu" : "cummin_cpu", TN_T(a[0])->dtype);
     if (vout && (out_dtype_is(vout, TN_T(a[0])->dtype) < 0 || out_dtype_is(iout, TN_DTYPE_I64) < 0)) return NULL;
+    const tn_tensor *t = TN_T(a[0]);
     PyObject *v, *i;
-    if (cummaxmin(a[0].u.obj, a[1].u.i, is_max, &v, &i) < 0) return NULL;
+    if (t->ndim == 0 || tn_numel(t) == 0) {
+        /* upstream fills a 0-d self's results (dim -1 or 0 only) and returns an empty self's
+         * without looking at dim or dtype (measured) */
+        if (t->ndim == 0 && a[1].u.i != 0 && a[1].u.i != -1)
+            return PyErr_Format(PyExc_IndexError, "%s(): Expected reduction dim -1 or 0 for scalar but got %lld", name,
+                                (long long)a[1].u.i);
+        v = tn_at_clone(a[0].u.obj, NULL);
+        i = v ? tn_tensor_new_empty(t->ndim, t->sizes, TN_DTYPE_I64, TN_DEVICE_CPU) : NULL;
+        if (!i) { Py_XDECREF(v); return NULL; }
+        if (tn_numel(t)) *(int64_t *)tn_data(tn_tensor_of(i)) = 0;
+    } else if (cummaxmin(a[0].u.obj, a[1].u.i, is_max, &v, &i) < 0) return NULL;
     if (!vout) return tn_return_pair(name, v, i);
     v = tn_out_deliver(v, vout, name);
     if (!v) { Py_DECREF(i); return NULL; }
@@ -87,16 +98,18 @@ PyObject *tn_op__cummax_helper(tn_value *a) { return helper(a, true); }
 PyObject *tn_op__cummin_helper(tn_value *a) { return helper(a, false); }
 
 /* logcumsumexp(self, dim[, out]) */
-static PyObject *logcumsumexp(tn_value *a, PyObject *out) {
+static PyObject *logcumsumexp(tn_value *a, PyObject *out, bool out_first) {
     PyObject *self = a[0].u.obj;
     const tn_tensor *t = tn_tensor_of(self);
     int dim;
+    /* logcumsumexp.out checks out='s dtype first, _logcumsumexp.out after the dim and the dtype (measured) */
+    if (out && out_first && out_dtype_is(out, t->dtype) < 0) return NULL;
     if (tn_wrap_dim_i(a[1].u.i, t->ndim, &dim) < 0) return NULL;
     tn_dtype dt = t->dtype;
     if (dt != TN_DTYPE_F32 && dt != TN_DTYPE_F64 && dt != TN_DTYPE_F16 && dt != TN_DTYPE_BF16 && dt != TN_DTYPE_C64 &&
         dt != TN_DTYPE_C128)
         return tn_kernel_missing("logcumsumexp_out_cpu", dt);
-    if (out && out_dtype_is(out, dt) < 0) return NULL;
+    if (out && !out_first && out_dtype_is(out, dt) < 0) return NULL;
     PyObject *x = tn_as_dtype(self, dt, true);
     PyObject *res = x ? tn_tensor_new_empty(t->ndim, t->sizes, dt, TN_DEVICE_CPU) : NULL;
     if (res && tn_numel(t)) {
@@ -107,7 +120,7 @@ static PyObject *logcumsumexp(tn_value *a, PyObject *out) {
     Py_XDECREF(x);
     return tn_out_deliver(res, out, "logcumsumexp");
 }
-PyObject *tn_op_logcumsumexp(tn_value *a) { return logcumsumexp(a, NULL); }
-PyObject *tn_op_logcumsumexp_out(tn_value *a) { return logcumsumexp(a, a[2].u.obj); }
-PyObject *tn_op__logcumsumexp(tn_value *a) { return logcumsumexp(a, NULL); }
-PyObject *tn_op__logcumsumexp_out(tn_value *a) { return logcumsumexp(a, a[2].u.obj); }
+PyObject *tn_op_logcumsumexp(tn_value *a) { return logcumsumexp(a, NULL, false); }
+PyObject *tn_op_logcumsumexp_out(tn_value *a) { return logcumsumexp(a, a[2].u.obj, true); }
+PyObject *tn_op__logcumsumexp(tn_value *a) { return logcumsumexp(a, NULL, false); }
+PyObject *tn_op__logcumsumexp_out(tn_value *a) { return logcumsumexp(a, a[2].u.obj, false); }

@@ -350,7 +350,14 @@ static int select_core(PyObject *self, int64_t dim_arg, bool keepdim, tn_select_
 
 static PyObject *select_op(tn_value *self, int64_t dim, bool keepdim, tn_select_how how, int64_t kth, const char *name,
                            const char *kname, PyObject *vout, PyObject *iout) {
-    if (vout && select_check_outs(name, TN_T(*self), vout, iout) < 0) return NULL;
+    /* kthvalue / median / nanmedian wrap dim before the out= and dtype checks (measured; a
+     * complex nanmedian wraps against other dims upstream, left to the old order) */
+    const tn_tensor *st = TN_T(*self);
+    int wd;
+    if (how != TN_SELECT_MODE && !(how == TN_SELECT_NANMEDIAN && tn_dtype_is_complex(st->dtype)) &&
+        tn_wrap_dim_i(dim, st->ndim, &wd) < 0)
+        return NULL;
+    if (vout && select_check_outs(name, st, vout, iout) < 0) return NULL;
     PyObject *v, *i;
     if (select_core(self->u.obj, dim, keepdim, how, kth, name, kname, &v, &i) < 0) return NULL;
     if (vout) return sort_outs(name, v, i, vout, iout);

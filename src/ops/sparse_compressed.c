@@ -674,17 +674,33 @@ static PyObject *convert(PyObject *self, int kind, const tn_value *blocksize, co
     int64_t br = 1, bc = 1;
     if (blocked(kind)) {
         if (!blocksize || blocksize->tag != TN_V_INTLIST || blocksize->u.ints.n != 2)
-            return PyErr_Format(PyExc_RuntimeError, "%s: blocksize needs to be a tuple of size 2", name);
+            return PyErr_Format(PyExc_RuntimeError, "%s: blocksize needs to be a tuple of size 2, but got %d", name,
+                                blocksize && blocksize->tag == TN_V_INTLIST ? blocksize->u.ints.n : 0);
         br = blocksize->u.ints.v[0];
         bc = blocksize->u.ints.v[1];
-        if (br <= 0 || bc <= 0) return PyErr_Format(PyExc_RuntimeError, "%s: blocksize needs to be positive", name);
+        if (br <= 0 || bc <= 0)
+            return PyErr_Format(PyExc_RuntimeError, "%s: blocksize needs to be positive, but got [%lld, %lld]", name, (long long)br,
+                                (long long)bc);
     }
     int dd;
     if (!any) {
-        dd = dense_dim && dense_dim->tag == TN_V_INT ? (int)dense_dim->u.i : 0;
-        if (dd < 0 || dd > t->ndim - 2)
-            return PyErr_Format(PyExc_RuntimeError, "%s: dense_dim argument must be in [0,%d] range, but %d is given", name,
-                                t->ndim - 2 < 0 ? 0 : t->ndim - 2, dd);
+        int64_t dd64 = dense_dim && dense_dim->tag == TN_V_INT ? dense_dim->u.i : 0;
+        if (blocked(kind) && !tn_door_on_meta()) {
+            /* dense to blocked reads the sparse sizes self.size(-2 - dense_dim), self.size(-1 -
+             * dense_dim) (wrapping int64 arithmetic; IndexError) and checks them against the
+             * block size before dense_dim's range (measured) */
+            int64_t i0 = (int64_t)((uint64_t)-2 - (uint64_t)dd64), i1 = (int64_t)((uint64_t)-1 - (uint64_t)dd64), w0, w1;
+            if (tn_size_read(t, i0) < 0 || tn_size_read(t, i1) < 0) return NULL;
+            tn_wrap_dim(i0, t->ndim, &w0);
+            tn_wrap_dim(i1, t->ndim, &w1);
+            if (t->sizes[w0] % br || t->sizes[w1] % bc)
+                return PyErr_Format(PyExc_RuntimeError, "%s: tensor sparse size (%lld,%lld) must be divisible by given blocksize (%lld,%lld)",
+                                    name, (long long)t->sizes[w0], (long long)t->sizes[w1], (long long)br, (long long)bc);
+        }
+        if (dd64 < 0 || dd64 > t->ndim - 2)
+            return PyErr_Format(PyExc_RuntimeError, "%s: dense_dim argument must be in [0,%d] range, but %lld is given", name,
+                                t->ndim - 2 < 0 ? 0 : t->ndim - 2, (long long)dd64);
+        dd = (int)dd64;
     } else {
         dd = any->dense_dim;
         if (any->kind == kind)   /* the composites return such a self before the kernel (upstream asserts here) */

@@ -415,8 +415,13 @@ PyObject *tn_op_polar_out(tn_value *a) { return complex_run(a[0].u.obj, a[1].u.o
 /* nansum: the sum of self with nan entries replaced by 0 (args: self, dim, keepdim, dtype[, out]) */
 static PyObject *nansum_run(tn_value *a, bool with_out) {
     tn_dtype dt = TN_T(a[0])->dtype;
+    /* upstream's functional form wraps the dims first (measured; its out= form refuses complex first) */
+    uint64_t mask;
+    if (!with_out && a[1].tag != TN_V_NONE && !tn_door_on_meta() && tn_dims_mask(TN_T(a[0]), &a[1], true, &mask) < 0)
+        return NULL;
     if (tn_dtype_is_complex(dt)) {
-        PyErr_SetString(PyExc_RuntimeError, "nansum does not support complex inputs");
+        PyErr_SetString(PyExc_RuntimeError, tn_door_on_meta() ? "nansum does not support complex inputs"
+                                                               : "nansum on CPU does not support complex inputs");
         return NULL;
     }
     PyObject *clean;
