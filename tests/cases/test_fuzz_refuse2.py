@@ -131,3 +131,31 @@ cases("fuzz_refuse2_int_from_tensor", {
                "lambda: torch.ops.aten.diff.default(x, torch.tensor([1, 2])), lambda: torch.ops.aten.diff.default(x, torch.empty(1, device='meta')), "
                "lambda: torch.ops.aten.diff.default(x, torch.tensor(-1.7)), lambda: torch.ops.aten.select.int(x, 0, torch.tensor(5.0)))]",
 }, setup=SETUP)
+
+cases("fuzz_refuse2_repeat_many_dims", {
+    "tile_32": "r = torch.ops.aten.tile(x, [1] * 32); (tuple(r.shape), r.stride(), r.flatten())",
+    "repeat_32": "r = torch.ops.aten.repeat(torch.ones([1] * 20) * 2.5, [1] * 32); (tuple(r.shape), r.stride(), r.flatten())",
+    "repeat_17_twos": "r = x.repeat([2] * 17); (tuple(r.shape), r.stride()[-4:], r.sum(), r[1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1])",
+    "repeat_bool_32": "r = torch.ops.aten.repeat(x > 0, [1] * 30 + [2, 1]); (tuple(r.shape), r.flatten())",
+    "repeat_small": "[x.repeat(2, 1, 3), x.t().repeat(2, 1, 3), x.repeat(1, 1), torch.tensor(2.5).repeat([]), x[:, :1].repeat(1, 4), "
+                    "tuple(x.repeat(2, 0, 1).shape)]",
+    "refused": "[err(lambda: x.repeat([1])), err(lambda: x.repeat([2, -1]))]",
+}, setup=SETUP)
+
+cases("fuzz_refuse2_new_zeros_feature_meta", {
+    "batch_dims": "[geo(torch.ops.aten._new_zeros_with_same_feature_meta(torch.ones(4, 5, dtype=torch.bool), o, self_num_batch_dims=n)) "
+                  "for o in (x, x.t(), x[1:], torch.ones(6)[::2]) for n in (0, 1, 2)]",
+}, setup=SETUP)
+
+cases("fuzz_refuse2_normal_out", {
+    "integral_mean": "torch.manual_seed(0); o = torch.zeros(2, 3); r = torch.ops.aten.normal.Tensor_float_out("
+                     "torch.tensor([[0, 1, 0], [1, 0, 1]], dtype=torch.int32), 1.0, out=o); (r is o, geo(o))",
+    "bool_mean_broadcast": "torch.manual_seed(1); geo(torch.normal(torch.ones(3, dtype=torch.bool), 2.0, out=torch.zeros(2, 3)))",
+    "integral_std": "torch.manual_seed(2); geo(torch.ops.aten.normal.float_Tensor_out(1.0, torch.tensor([[0, 1, 0], [1, 0, 1]]), out=torch.zeros(2, 3)))",
+    "tensor_tensor": "torch.manual_seed(3); [geo(torch.ops.aten.normal.Tensor_Tensor_out(torch.tensor([[0, 1, 0], [1, 0, 1]], dtype=torch.int32), "
+                     "x.abs(), out=torch.zeros(2, 3))), geo(torch.ops.aten.normal.Tensor_Tensor_out(x, torch.tensor([[0, 1, 0], [1, 0, 1]]), "
+                     "out=torch.zeros(2, 3, dtype=torch.float64)))]",
+    "still_refused": "[err(lambda: torch.ops.aten.normal.Tensor_float(torch.tensor([0, 1]), 1.0)), "
+                     "err(lambda: torch.ops.aten.normal.Tensor_float_out(x, 1.0, out=torch.zeros(2, 3, dtype=torch.int64))), "
+                     "err(lambda: torch.ops.aten.normal.Tensor_float_out(x, -1.0, out=torch.zeros(2, 3)))]",
+}, setup=SETUP, tol="float")
