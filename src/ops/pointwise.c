@@ -65,14 +65,16 @@ static PyObject *shape_mismatch(const tn_tensor *t, int nd, const int64_t *shape
 
 /* Run a one-input loop: self (cast to ct) -> result of dtype rt, delivered to out= / in-place.
  * strict: out= must have exactly dtype rt (upstream's "Found dtype X but expected Y"). */
-static PyObject *urun(const char *name, tn_loop loop, const void *ctx, PyObject *self, tn_dtype ct,
-                      tn_dtype rt, PyObject *out, bool inplace, bool strict) {
+/* overlap: whether the written tensor is checked for overlap with self (threshold's iterator is
+ * built without the check: an out= aliasing self or expanded runs upstream) */
+static PyObject *urun_ex(const char *name, tn_loop loop, const void *ctx, PyObject *self, tn_dtype ct,
+                         tn_dtype rt, PyObject *out, bool inplace, bool strict, bool overlap) {
     tn_tensor *t = tn_tensor_of(self);
     int nd = t->ndim;
     int64_t shape[TN_MAX_DIMS];
     memcpy(shape, t->sizes, (size_t)nd * sizeof *shape);
     if (inplace && !tn_can_cast(rt, t->dtype)) return tn_cast_error(rt, t->dtype);
-    if ((inplace || out) && tn_check_overlap(inplace ? self : out, 1, &self) < 0) return NULL;
+    if ((inplace || out) && overlap && tn_check_overlap(inplace ? self : out, 1, &self) < 0) return NULL;
     if (out) {
         tn_dtype od = tn_tensor_of(out)->dtype;
         if (strict && od != rt) {
@@ -93,6 +95,10 @@ static PyObject *urun(const char *name, tn_loop loop, const void *ctx, PyObject 
     Py_DECREF(x);
     if (direct) tn_tensor_of(res)->storage->version++;   /* as tn_copy_into counts a write */
     return direct ? res : deliver(res, target);
+}
+static PyObject *urun(const char *name, tn_loop loop, const void *ctx, PyObject *self, tn_dtype ct,
+                      tn_dtype rt, PyObject *out, bool inplace, bool strict) {
+    return urun_ex(name, loop, ctx, self, ct, rt, out, inplace, strict, true);
 }
 
 /* ---------------------------------------------------------------- unary */
@@ -419,7 +425,7 @@ static PyObject *float_act(const char *name, tn_loop (*lookup)(tn_dtype), const 
     if (out && th && !tn_can_cast(dt, tn_tensor_of(out)->dtype)) return tn_cast_error(dt, tn_tensor_of(out)->dtype);
     if ((!th && strict_out_dtype(out, dt) < 0) || tn_require_computable(name, dt) < 0) return NULL;
     /* threshold computes in self's dtype and casts into an out= of another dtype (docs/breadth_more2.md) */
-    return urun(name, lookup(dt), ctx, a[0].u.obj, dt, dt, out, inplace, !th);
+    return urun_ex(name, lookup(dt), ctx, a[0].u.obj, dt, dt, out, inplace, !th, !th);
 }
 /* The same where the kernel converts Scalar arguments ss[0..n) to its opmath type once it has
  * dispatched on self's dtype (elu's alpha / scale / input_scale, leaky_relu's slope). */
