@@ -340,12 +340,29 @@ PyObject *tn_op__unpack_dual(tn_value *args) {
 
 PyObject *tn_op__new_zeros_with_same_feature_meta(tn_value *args) {
     PyObject *self = args[0].u.obj, *other = args[1].u.obj;
-    if (args[2].u.i != 0) return tn_not_implemented("_new_zeros_with_same_feature_meta with self_num_batch_dims");
-    const tn_tensor *o = tn_tensor_of(other);
-    (void)self;   /* upstream takes the dtype of other as well (measured on 2.13.0) */
-    PyObject *z = tn_at_zeros(TN_IS(storage_numel(o)), TN_DT(o->dtype), NULL, NULL, NULL);
+    const tn_tensor *o = tn_tensor_of(other), *t = tn_tensor_of(self);
+    /* self_num_batch_dims = n > 0: self's first n sizes go in front of other's geometry, with
+     * strides over n copies of other's storage (upstream's rule, measured on 2.13.0). More batch
+     * dims than self has (upstream reads past its sizes) or a negative count stay refused. */
+    int64_t n = args[2].u.i;
+    if (n < 0 || n > t->ndim || n + o->ndim > TN_MAX_DIMS)
+        return tn_not_implemented("_new_zeros_with_same_feature_meta with self_num_batch_dims out of [0, self.dim()]");
+    int nd = (int)n + o->ndim;
+    int64_t sizes[TN_MAX_DIMS], strides[TN_MAX_DIMS], prod = storage_numel(o);
+    for (int i = (int)n - 1; i >= 0; i--) {
+        strides[i] = prod;
+        if (__builtin_mul_overflow(prod, t->sizes[i], &prod)) {
+            PyErr_SetString(PyExc_RuntimeError, "Storage size calculation overflowed");
+            return NULL;
+        }
+    }
+    memcpy(sizes, t->sizes, (size_t)n * sizeof *sizes);
+    memcpy(sizes + n, o->sizes, (size_t)o->ndim * sizeof *sizes);
+    memcpy(strides + n, o->strides, (size_t)o->ndim * sizeof *strides);
+    /* upstream takes the dtype of other as well (measured on 2.13.0) */
+    PyObject *z = tn_at_zeros(TN_IS(prod), TN_DT(o->dtype), NULL, NULL, NULL);
     if (!z) return NULL;
-    PyObject *r = tn_at_as_strided(z, TN_IN(o->sizes, o->ndim), TN_IN(o->strides, o->ndim), TN_I((long long)o->offset));
+    PyObject *r = tn_at_as_strided(z, TN_IN(sizes, nd), TN_IN(strides, nd), TN_I((long long)o->offset));
     Py_DECREF(z);
     if (r) { /* a fresh tensor of its own, not a view of the zeros */
         Py_CLEAR(((tn_tensor_obj *)r)->base);

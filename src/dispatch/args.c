@@ -323,7 +323,8 @@ static int convert(PyObject *o, const tn_arg *p, bool numbers_as_tensors, bool t
  * bindings do; measured on 2.13.0 for one named overload: an int (or SymInt, Optional[int]) takes
  * a bool; a plain int also takes a dtype as its ScalarType number (aten.select.int(x,
  * torch.float32, 0) is dim 6; Optional[int] and SymInt refuse it); a bool takes an int, a float, a
- * complex, None or a one-element tensor as its truth (argsort(stable=2)); a Scalar (number) takes a dtype
+ * complex, None or a one-element tensor as its truth (argsort(stable=2)); an int (SymInt, int?)
+ * takes a one-element real tensor as int(t) (aten.diff.default(x, torch.tensor(1.5)) is n=1); a Scalar (number) takes a dtype
  * as its number and refuses a tensor (0-dim too: "Expected a value of type 'number' ... found type
  * 'Tensor'"). 1 converted, 0 no match, 2 not such a case (the ordinary conversion decides). */
 static int aten_loose(PyObject *o, const tn_arg *p, tn_value *v) {
@@ -336,6 +337,19 @@ static int aten_loose(PyObject *o, const tn_arg *p, tn_value *v) {
             v->tag = TN_V_INT;
             if (tn_py_to_dtype(o, &v->u.dtype) < 0) return -1;
             v->u.i = (int64_t)v->u.dtype; /* tn_dtype follows upstream's ScalarType numbering */
+            return 1;
+        }
+        if (tn_py_is_tensor(o)) {
+            /* a one-element tensor of a real dtype (any shape) is int(t), truncated: upstream's
+             * py::cast<int64_t>; NaN, out of int64, complex or meta do not match */
+            const tn_tensor *t = tn_tensor_of(o);
+            if (tn_numel(t) != 1 || tn_dtype_is_complex(t->dtype) || t->storage->device == TN_DEVICE_META) return 0;
+            PyObject *n = PyNumber_Long(o);
+            int ovf = 0;
+            long long x = n ? PyLong_AsLongLongAndOverflow(n, &ovf) : -1;
+            Py_XDECREF(n);
+            if (!n || ovf || (x == -1 && PyErr_Occurred())) { PyErr_Clear(); return 0; }
+            v->tag = TN_V_INT; v->u.i = x;
             return 1;
         }
         return 2;

@@ -207,15 +207,23 @@ PyObject *tn_op_resize_(tn_value *a) {
 
 /* ---------- item ---------- */
 
-static PyObject *item(tn_value *a) {
+/* item() wants one element; _local_scalar_dense (what item() calls upstream) reads the first
+ * element of any non-empty tensor (measured: aten._local_scalar_dense(torch.ones(2, 3)) is 1.0) */
+static PyObject *item(tn_value *a, bool dense) {
     tn_tensor *t = TN_T(a[0]);
     int64_t n = tn_numel(t);
-    if (n != 1) {
+    if (n != 1 && !dense) {
         PyErr_Format(PyExc_RuntimeError, "a Tensor with %lld elements cannot be converted to Scalar", (long long)n);
         return NULL;
     }
-    if (t->storage->device == TN_DEVICE_META) {
+    /* under the door's CPU stand-ins of meta arguments a one-element read stays: ops that read
+     * a scalar of their own (embedding_renorm_'s norms, cumprod_backward) run on meta upstream */
+    if (t->storage->device == TN_DEVICE_META || (dense && n != 1 && tn_door_on_meta())) {
         PyErr_SetString(PyExc_RuntimeError, "Tensor.item() cannot be called on meta tensors");
+        return NULL;
+    }
+    if (n == 0) {
+        PyErr_SetString(PyExc_RuntimeError, "_local_scalar_dense: Empty tensor not supported");
         return NULL;
     }
     if (tn_require_castable("item", t->dtype) < 0) return NULL; /* uint16/32/64 and float8 read through their casts */
@@ -225,8 +233,8 @@ static PyObject *item(tn_value *a) {
     return tn_cr_number_to_python(&v);
 }
 
-PyObject *tn_op_item(tn_value *a) { return item(a); }
-PyObject *tn_op__local_scalar_dense(tn_value *a) { return item(a); }
+PyObject *tn_op_item(tn_value *a) { return item(a, false); }
+PyObject *tn_op__local_scalar_dense(tn_value *a) { return item(a, true); }
 
 /* ---------- result_type ---------- */
 

@@ -281,7 +281,7 @@ static PyObject *repeat_impl(PyObject *self, int n, const int64_t *reps) {
         PyErr_SetString(PyExc_RuntimeError, "Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor");
         return NULL;
     }
-    if (2 * n > TN_MAX_DIMS) return tn_not_implemented("repeat with more than 16 dimensions");
+    if (n > TN_MAX_DIMS) return tn_not_implemented("repeat with more than 32 dimensions");
     if (tn_require_castable("repeat", t->dtype) < 0) return NULL;
     int lead = n - t->ndim;
     int64_t psz[TN_MAX_DIMS], pst[TN_MAX_DIMS], shape[TN_MAX_DIMS];
@@ -304,16 +304,25 @@ static PyObject *repeat_impl(PyObject *self, int n, const int64_t *reps) {
     if (!res) return NULL;
     if (tn_numel(tn_tensor_of(res)) == 0) return res;
     tn_tensor *o = tn_tensor_of(res);
-    int64_t osz[TN_MAX_DIMS], ost[TN_MAX_DIMS], ssz[TN_MAX_DIMS], sst[TN_MAX_DIMS];
+    /* each dim i of the result as (repeat, self's size): a pair where reps[i] != 1, the size
+     * alone otherwise, and nothing for a size of 1 repeated once, so up to 32 dims fit */
+    int64_t osz[2 * TN_MAX_DIMS], ost[2 * TN_MAX_DIMS], ssz[2 * TN_MAX_DIMS], sst[2 * TN_MAX_DIMS];
+    int k = 0;
     for (int i = 0; i < n; i++) {
-        osz[2 * i] = reps[i]; ost[2 * i] = psz[i] * o->strides[i];
-        osz[2 * i + 1] = psz[i]; ost[2 * i + 1] = o->strides[i];
-        ssz[2 * i] = reps[i]; sst[2 * i] = 0;
-        ssz[2 * i + 1] = psz[i]; sst[2 * i + 1] = pst[i];
+        if (reps[i] != 1) {
+            osz[k] = reps[i]; ost[k] = psz[i] * o->strides[i];
+            ssz[k] = reps[i]; sst[k++] = 0;
+        }
+        if (psz[i] != 1) {
+            osz[k] = psz[i]; ost[k] = o->strides[i];
+            ssz[k] = psz[i]; sst[k++] = pst[i];
+        }
     }
-    PyObject *src = geom_view(self, 2 * n, ssz, sst, t->offset);
+    if (k > TN_MAX_DIMS) { Py_DECREF(res); return tn_not_implemented("repeat with more than 32 dims that repeat or have size > 1"); }
+    if (k == 0) { osz[0] = ssz[0] = 1; ost[0] = 1; sst[0] = 0; k = 1; }
+    PyObject *src = geom_view(self, k, ssz, sst, t->offset);
     if (!src) { Py_DECREF(res); return NULL; }
-    int r = copy_window(res, 2 * n, osz, ost, o->offset, src);
+    int r = copy_window(res, k, osz, ost, o->offset, src);
     Py_DECREF(src);
     if (r < 0) { Py_DECREF(res); return NULL; }
     return res;

@@ -185,12 +185,14 @@ PyObject *tn_op_smooth_l1_loss_out(tn_value *a) { return sl1(a, a[4].u.obj); }
 
 /* huber_loss(self, target, reduction, delta): loss = empty_like(self), computed in the operands'
  * common dtype */
-static PyObject *huber(tn_value *a, PyObject *out) {
+static int huber_delta(double delta) {
+    if (delta > 0) return 0;
+    PyErr_SetString(PyExc_RuntimeError, "huber_loss does not support non-positive values for delta.");
+    return -1;
+}
+PyObject *tn_op_huber_loss(tn_value *a) {
     double delta = a[3].u.f;
-    if (!(delta > 0)) {
-        PyErr_SetString(PyExc_RuntimeError, "huber_loss does not support non-positive values for delta.");
-        return NULL;
-    }
+    if (huber_delta(delta) < 0) return NULL;
     tn_tensor *x = TN_T(a[0]);
     tn_dtype ct = tn_result_type(2, a);
     if (ct == TN_DTYPE_UNDEFINED) return NULL;
@@ -206,11 +208,38 @@ static PyObject *huber(tn_value *a, PyObject *out) {
         PyObject *c = tn_as_dtype(l, x->dtype, false);
         Py_SETREF(l, c);
     }
-    PyObject *r = reduce_loss(l, a[2].u.i);
-    return out ? tn_out_deliver(r, out, "huber_loss") : r;
+    return reduce_loss(l, a[2].u.i);
 }
-PyObject *tn_op_huber_loss(tn_value *a) { return huber(a, NULL); }
-PyObject *tn_op_huber_loss_out(tn_value *a) { return huber(a, a[4].u.obj); }
+/* huber_loss.out: out itself is the iterator's output (so any dtype the common dtype casts to,
+ * whatever self's), then for a reduction other than none out.resize_([]).copy_(reduced), where
+ * the "reduced" loss of an unknown reduction is out itself: its first element (upstream's
+ * huber_loss_out; docs/breadth_more2.md "Fuzz corpus: calls upstream runs") */
+PyObject *tn_op_huber_loss_out(tn_value *a) {
+    PyObject *out = a[4].u.obj;
+    if (huber_delta(a[3].u.f) < 0) return NULL;
+    tn_dtype ct = tn_result_type(2, a);
+    if (ct == TN_DTYPE_UNDEFINED) return NULL;
+    if (!tn_can_cast(ct, tn_tensor_of(out)->dtype)) return tn_cast_error(ct, tn_tensor_of(out)->dtype);
+    tn_loss_params p = {a[3].u.f, 0};
+    PyObject *ins[2] = {a[0].u.obj, a[1].u.obj};
+    PyObject *l = ew_run(TN_LOSS_HUBER, "huber_cpu", ct, &p, 2, ins);
+    if (!l) return NULL;
+    const tn_tensor *lt = tn_tensor_of(l);
+    int rc = tn_out_prepare(out, lt->ndim, lt->sizes, ct, "huber_loss");
+    if (rc == 0) rc = tn_copy_into(out, l);
+    Py_DECREF(l);
+    if (rc < 0) return NULL;
+    int64_t red = a[2].u.i;
+    if (red != 0) {
+        PyObject *r = reduce_loss(Py_NewRef(out), red);
+        if (!r) return NULL;
+        rc = tn_resize(out, 0, NULL);
+        if (rc == 0) rc = tn_copy_into(out, r);
+        Py_DECREF(r);
+        if (rc < 0) return NULL;
+    }
+    return Py_NewRef(out);
+}
 
 /* smooth_l1_loss_backward / huber_loss_backward(grad_output, self, target, reduction, beta):
  * grad_input = zeros_like(self), then the kernel over (self, target, grad_output) broadcast to
@@ -227,12 +256,21 @@ static PyObject *sl1_huber_bwd(tn_value *a, PyObject *out, bool is_huber) {
         if (r && red == 1) Py_SETREF(r, tn_at_div_Scalar(r, TN_SI((long long)tn_numel(x))));
         return out ? tn_out_deliver(r, out, "smooth_l1_loss_backward") : r;
     }
-    tn_dtype dts[4] = {x->dtype, x->dtype, TN_T(a[2])->dtype, TN_T(a[0])->dtype};
-    if (same_dtype(4, dts) < 0) return NULL;
+    /* huber's iterator wants one dtype throughout; smooth_l1's promotes (self, target, grad_output)
+     * to their common dtype and casts it into grad_input (zeros_like(self) or the given out) */
+    tn_dtype ct = x->dtype, gd = out ? tn_tensor_of(out)->dtype : x->dtype;
+    if (is_huber) {
+        tn_dtype dts[4] = {x->dtype, x->dtype, TN_T(a[2])->dtype, TN_T(a[0])->dtype};
+        if (same_dtype(4, dts) < 0) return NULL;
+    } else {
+        if ((ct = tn_result_type(3, a)) == TN_DTYPE_UNDEFINED) return NULL;
+        if (!tn_can_cast(ct, gd)) return tn_cast_error(ct, gd);
+    }
     tn_loss_params p = {red == 1 ? 1.0 / (double)tn_numel(x) : 1.0, par};
     PyObject *ins[3] = {a[1].u.obj, a[2].u.obj, a[0].u.obj};
     PyObject *r = ew_run(is_huber ? TN_LOSS_HUBER_BWD : TN_LOSS_SMOOTH_L1_BWD,
-                         is_huber ? "huber_backward_cpu_out" : "smooth_l1_backward_cpu_out", x->dtype, &p, 3, ins);
+                         is_huber ? "huber_backward_cpu_out" : "smooth_l1_backward_cpu_out", ct, &p, 3, ins);
+    if (r && !out && ct != gd) Py_SETREF(r, tn_as_dtype(r, gd, false));
     return out ? tn_out_deliver(r, out, is_huber ? "huber_loss_backward" : "smooth_l1_loss_backward") : r;
 }
 PyObject *tn_op_smooth_l1_loss_backward(tn_value *a) { return sl1_huber_bwd(a, NULL, false); }

@@ -65,14 +65,16 @@ static PyObject *shape_mismatch(const tn_tensor *t, int nd, const int64_t *shape
 
 /* Run a one-input loop: self (cast to ct) -> result of dtype rt, delivered to out= / in-place.
  * strict: out= must have exactly dtype rt (upstream's "Found dtype X but expected Y"). */
-static PyObject *urun(const char *name, tn_loop loop, const void *ctx, PyObject *self, tn_dtype ct,
-                      tn_dtype rt, PyObject *out, bool inplace, bool strict) {
+/* overlap: whether the written tensor is checked for overlap with self (threshold's iterator is
+ * built without the check: an out= aliasing self or expanded runs upstream) */
+static PyObject *urun_ex(const char *name, tn_loop loop, const void *ctx, PyObject *self, tn_dtype ct,
+                         tn_dtype rt, PyObject *out, bool inplace, bool strict, bool overlap) {
     tn_tensor *t = tn_tensor_of(self);
     int nd = t->ndim;
     int64_t shape[TN_MAX_DIMS];
     memcpy(shape, t->sizes, (size_t)nd * sizeof *shape);
     if (inplace && !tn_can_cast(rt, t->dtype)) return tn_cast_error(rt, t->dtype);
-    if ((inplace || out) && tn_check_overlap(inplace ? self : out, 1, &self) < 0) return NULL;
+    if ((inplace || out) && overlap && tn_check_overlap(inplace ? self : out, 1, &self) < 0) return NULL;
     if (out) {
         tn_dtype od = tn_tensor_of(out)->dtype;
         if (strict && od != rt) {
@@ -93,6 +95,10 @@ static PyObject *urun(const char *name, tn_loop loop, const void *ctx, PyObject 
     Py_DECREF(x);
     if (direct) tn_tensor_of(res)->storage->version++;   /* as tn_copy_into counts a write */
     return direct ? res : deliver(res, target);
+}
+static PyObject *urun(const char *name, tn_loop loop, const void *ctx, PyObject *self, tn_dtype ct,
+                      tn_dtype rt, PyObject *out, bool inplace, bool strict) {
+    return urun_ex(name, loop, ctx, self, ct, rt, out, inplace, strict, true);
 }
 
 /* ---------------------------------------------------------------- unary */
@@ -418,7 +424,8 @@ static PyObject *float_act(const char *name, tn_loop (*lookup)(tn_dtype), const 
     bool th = !strcmp(name, "threshold");
     if (out && th && !tn_can_cast(dt, tn_tensor_of(out)->dtype)) return tn_cast_error(dt, tn_tensor_of(out)->dtype);
     if ((!th && strict_out_dtype(out, dt) < 0) || tn_require_computable(name, dt) < 0) return NULL;
-    return urun(name, lookup(dt), ctx, a[0].u.obj, dt, dt, out, inplace, true);
+    /* threshold computes in self's dtype and casts into an out= of another dtype (docs/breadth_more2.md) */
+    return urun_ex(name, lookup(dt), ctx, a[0].u.obj, dt, dt, out, inplace, !th, !th);
 }
 /* The same where the kernel converts Scalar arguments ss[0..n) to its opmath type once it has
  * dispatched on self's dtype (elu's alpha / scale / input_scale, leaky_relu's slope). */
@@ -497,6 +504,7 @@ enum {
     B_ZERO = 2,     /* integer division by zero raises */
     B_NOCPLX = 4,   /* "<op> not implemented for complex tensors." */
     B_F64 = 8,      /* float_power: compute in float64 / complex128 */
+    B_META = 16,    /* on meta, a dtype without a CPU kernel still gets its result */
 };
 typedef struct { tn_binary_op op; const char *name; unsigned fl; } bspec;
 
@@ -568,6 +576,12 @@ static PyObject *binary(const bspec *s, tn_value *a, tn_value *b, PyObject *out,
         }
         if (tn_out_prepare(out, nd, shape, rt, s->name) < 0) return NULL;
     }
+    /* the bitwise ops' meta functions build the iterator only: a dtype without a CPU kernel (a
+     * float bitwise_and) gets its meta result (the door runs meta calls on CPU stand-ins); not
+     * the dunders' __lshift__ / __rshift__ (their meta wants an integral self) nor the dunders'
+     * Tensor forms (measured: mixed meta / CPU operands refuse there, docs/breadth_more2.md) */
+    if (!loop && tn_door_on_meta() && (s->fl & B_META))
+        return inplace ? Py_NewRef(a->u.obj) : out ? Py_NewRef(out) : tn_new_result(nd, shape, rt, 2, ts);
     if (!loop) /* after the shape / dtype checks, as upstream */
         return barebones ? tn_binary_kernel_missing(s->op, false, ct) : tn_kernel_missing_cpu(s->name, ct);
     int64_t nres = 1;
@@ -661,10 +675,14 @@ B_TS6(remainder, bs_rem)
 DEF(remainder_Scalar_Tensor, b_st(&bs_rem, a, NULL))
 B_TS6(fmod, bs_fmod)
 
-static const bspec bs_and = {TN_BINARY_BITWISE_AND, "bitwise_and", 0},
-                   bs_or = {TN_BINARY_BITWISE_OR, "bitwise_or", 0},
-                   bs_xor = {TN_BINARY_BITWISE_XOR, "bitwise_xor", 0},
-                   bs_lsh = {TN_BINARY_LSHIFT, "lshift", 0}, bs_rsh = {TN_BINARY_RSHIFT, "rshift", 0};
+static const bspec bs_and = {TN_BINARY_BITWISE_AND, "bitwise_and", B_META},
+                   bs_or = {TN_BINARY_BITWISE_OR, "bitwise_or", B_META},
+                   bs_xor = {TN_BINARY_BITWISE_XOR, "bitwise_xor", B_META},
+                   bs_and_t = {TN_BINARY_BITWISE_AND, "bitwise_and", 0},
+                   bs_or_t = {TN_BINARY_BITWISE_OR, "bitwise_or", 0},
+                   bs_xor_t = {TN_BINARY_BITWISE_XOR, "bitwise_xor", 0},
+                   bs_lsh = {TN_BINARY_LSHIFT, "lshift", 0}, bs_rsh = {TN_BINARY_RSHIFT, "rshift", 0},
+                   bs_lsh_m = {TN_BINARY_LSHIFT, "lshift", B_META}, bs_rsh_m = {TN_BINARY_RSHIFT, "rshift", B_META};
 B_TS6(bitwise_and, bs_and)
 B_TS6(bitwise_or, bs_or)
 B_TS6(bitwise_xor, bs_xor)
@@ -672,16 +690,16 @@ DEF(bitwise_and_Scalar_Tensor, b_st(&bs_and, a, NULL))
 DEF(bitwise_or_Scalar_Tensor, b_st(&bs_or, a, NULL))
 DEF(bitwise_xor_Scalar_Tensor, b_st(&bs_xor, a, NULL))
 /* the dunder overloads: __and__.Scalar/Tensor, __iand__.Scalar/Tensor, ... */
-#define DUNDER(nm, S)                                                                           \
+#define DUNDER(nm, S, ST)                                                                       \
     DEF(__##nm##___Scalar, b_ts(&S, a, NULL, false))                                            \
-    DEF(__##nm##___Tensor, b_tt(&S, a, NULL, false))                                            \
+    DEF(__##nm##___Tensor, b_tt(&ST, a, NULL, false))                                           \
     DEF(__i##nm##___Scalar, b_ts(&S, a, NULL, true))                                            \
-    DEF(__i##nm##___Tensor, b_tt(&S, a, NULL, true))
-DUNDER(and, bs_and)
-DUNDER(or, bs_or)
-DUNDER(xor, bs_xor)
-DUNDER(lshift, bs_lsh)
-DUNDER(rshift, bs_rsh)
+    DEF(__i##nm##___Tensor, b_tt(&ST, a, NULL, true))
+DUNDER(and, bs_and, bs_and_t)
+DUNDER(or, bs_or, bs_or_t)
+DUNDER(xor, bs_xor, bs_xor_t)
+DUNDER(lshift, bs_lsh, bs_lsh)
+DUNDER(rshift, bs_rsh, bs_rsh)
 #define SHIFT(fn, S)                                                                            \
     DEF(fn##_Tensor, b_tt(&S, a, NULL, false))                                                  \
     DEF(fn##__Tensor, b_tt(&S, a, NULL, true))                                                  \
@@ -690,8 +708,8 @@ DUNDER(rshift, bs_rsh)
     DEF(fn##__Tensor_Scalar, b_ts(&S, a, NULL, true))                                           \
     DEF(fn##_Tensor_Scalar_out, b_ts(&S, a, OUT(2), false))                                     \
     DEF(fn##_Scalar_Tensor, b_st(&S, a, NULL))
-SHIFT(bitwise_left_shift, bs_lsh)
-SHIFT(bitwise_right_shift, bs_rsh)
+SHIFT(bitwise_left_shift, bs_lsh_m)
+SHIFT(bitwise_right_shift, bs_rsh_m)
 
 static const bspec bs_land = {TN_BINARY_LOGICAL_AND, "logical_and", 0},
                    bs_lor = {TN_BINARY_LOGICAL_OR, "logical_or", 0},

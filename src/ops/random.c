@@ -277,12 +277,24 @@ static int inplace_binary(tn_binary_op op, const char *name, PyObject *t, tn_val
     return r ? 0 : -1;
 }
 
+/* The out= forms draw into a tensor of out's dtype (upstream's normal_out_impl draws into out
+ * itself, so an integral mean / std with a float out runs), of the broadcast of x's and y's
+ * sizes (Tensor_float_out broadcasts mean with out's own sizes, as upstream). */
+static PyObject *out_result(PyObject *out, const tn_tensor *x, const tn_tensor *y) {
+    const tn_tensor *ts[2] = {x, y};
+    int nd;
+    int64_t shape[TN_MAX_DIMS];
+    if (tn_broadcast_tensors_shape(y ? 2 : 1, ts, &nd, shape) < 0) return NULL;
+    return tn_tensor_new_empty(nd, shape, tn_tensor_of(out)->dtype, TN_DEVICE_CPU);
+}
+
 /* normal(Tensor mean, float std): empty_like(mean).normal_(0, std).add_(mean) */
 static PyObject *normal_tf(tn_value *a, PyObject *out) {
     double std = tn_value_as_double(&a[1]);
     tn_generator *g = gen_of(&a[2]);
     if (!g || (tn_door_on_meta() ? meta_normal_check(std, TN_T(a[0])->dtype) : check_std(std)) < 0) return NULL;
-    PyObject *res = new_like(a[0].u.obj, TN_T(a[0])->dtype);
+    PyObject *res = out && !tn_door_on_meta() ? out_result(out, TN_T(a[0]), tn_tensor_of(out))
+                                              : new_like(a[0].u.obj, TN_T(a[0])->dtype);
     if (!res) return NULL;
     if (!normal_impl(res, 0, std, g) || (Py_DECREF(res), inplace_binary(TN_BINARY_ADD, "add", res, &a[0]) < 0)) {
         Py_DECREF(res);
@@ -291,15 +303,20 @@ static PyObject *normal_tf(tn_value *a, PyObject *out) {
     return tn_out_deliver(res, out, "normal");
 }
 
+/* upstream's CHECK_NORMAL_TENSOR_STD: not complex, then std.min() >= 0 for every real dtype (an
+ * integral std too; min's own refusal of uint16 / float8 first; not on meta), NaN refused */
 static int check_std_tensor(PyObject *std) {
     tn_tensor *t = tn_tensor_of(std);
-    if (!is_float(t->dtype)) return 0;
-    PyObject *c = tn_as_dtype(std, TN_DTYPE_F64, true);
+    if (tn_dtype_is_complex(t->dtype)) {
+        PyErr_SetString(PyExc_RuntimeError, "normal expects standard deviation to be non-complex");
+        return -1;
+    }
+    if (tn_numel(t) == 0 || tn_door_on_meta()) return 0;
+    PyObject *m = tn_at_min(std);
+    PyObject *c = m ? tn_as_dtype(m, TN_DTYPE_F64, true) : NULL;
+    Py_XDECREF(m);
     if (!c) return -1;
-    const double *p = (const double *)tn_data(tn_tensor_of(c));
-    int64_t n = tn_numel(t);
-    bool bad = false;
-    for (int64_t i = 0; i < n; i++) if (!(p[i] >= 0)) bad = true;   /* NaN too */
+    bool bad = !(*(const double *)tn_data(tn_tensor_of(c)) >= 0);   /* NaN too */
     Py_DECREF(c);
     if (bad) {
         PyErr_SetString(PyExc_RuntimeError, "normal expects all elements of std >= 0.0");
@@ -322,7 +339,7 @@ static PyObject *normal_mul_add(PyObject *res, tn_value *mean, tn_value *std, tn
 static PyObject *normal_ft(tn_value *a, PyObject *out) {
     tn_generator *g = gen_of(&a[2]);
     if (!g || check_std_tensor(a[1].u.obj) < 0) return NULL;
-    PyObject *res = new_like(a[1].u.obj, TN_T(a[1])->dtype);
+    PyObject *res = out && !tn_door_on_meta() ? out_result(out, TN_T(a[1]), NULL) : new_like(a[1].u.obj, TN_T(a[1])->dtype);
     if (!res) return NULL;
     /* tn_binary takes tensors: the mean as a wrapped-number tensor */
     PyObject *num = PyFloat_FromDouble(tn_value_as_double(&a[0]));
@@ -346,7 +363,8 @@ static PyObject *normal_tt(tn_value *a, PyObject *out) {
     int nd;
     int64_t shape[TN_MAX_DIMS];
     if (tn_broadcast_tensors_shape(2, ts, &nd, shape) < 0) return NULL;
-    PyObject *res = tn_tensor_new_empty(nd, shape, ts[0]->dtype, TN_DEVICE_CPU);
+    PyObject *res = tn_tensor_new_empty(nd, shape, out && !tn_door_on_meta() ? tn_tensor_of(out)->dtype : ts[0]->dtype,
+                                        TN_DEVICE_CPU);
     if (!res) return NULL;
     return tn_out_deliver(normal_mul_add(res, &a[0], &a[1], g), out, "normal");
 }

@@ -66,6 +66,19 @@ static PyObject *set_geometry(PyObject *self, tn_storage *s, int64_t offset, con
                      (unsigned long long)need);
         return NULL;
     }
+    /* upstream grows the storage only when the geometry changes: keeping self's sizes (and strides,
+     * when given) it checks the bounds instead (docs/breadth_more2.md "set_ across dtypes") */
+    bool same = t->ndim == nd && !memcmp(t->sizes, sizes, (size_t)nd * sizeof *sizes) &&
+                (!(stride && stride->u.ints.n) || !memcmp(t->strides, strides, (size_t)nd * sizeof *strides));
+    if (need > s->nbytes && same) {
+        char sz[256], st[256];
+        tn_shape_str(sz, sizeof sz, nd, sizes);
+        tn_shape_str(st, sizeof st, stride ? stride->u.ints.n : 0, strides);
+        PyErr_Format(PyExc_RuntimeError, "setStorage: sizes %s, strides %s, storage offset %lld, and itemsize %d requiring "
+                     "a storage size of %llu are out of bounds for storage of size %zu", sz, st, (long long)offset,
+                     tn_dtype_itemsize(t->dtype), (unsigned long long)need, s->nbytes);
+        return NULL;
+    }
     if (need > s->nbytes && s->aliases) return tn_not_implemented("growing a storage while a .data alias of it lives");
     if (need > s->nbytes && s->resizable && !s->release && tn_storage_resize(s, need) != TN_OK) return PyErr_NoMemory();
 check:
@@ -90,22 +103,16 @@ PyObject *tn_op_set__source_Storage_storage_offset(tn_value *a) {
     return s ? set_geometry(a[0].u.obj, s, a[2].u.i, &a[3], &a[4]) : NULL;
 }
 
+/* The Tensor-source overloads take source's storage as untyped bytes: self keeps its dtype and
+ * reads them as its own (a float32 self on an int64 source's storage), as upstream's set_ does
+ * through torch.ops; only the Python binding Tensor.set_(Tensor source) refuses another dtype
+ * (python/functions.c). Measured: docs/breadth_more2.md "set_ across dtypes". */
 PyObject *tn_op_set__source_Tensor_storage_offset(tn_value *a) {
-    tn_tensor *src = TN_T(a[1]);
-    if (src->dtype != TN_T(a[0])->dtype) {
-        PyErr_SetString(PyExc_RuntimeError, "Expected tensor and source to have the same dtype");
-        return NULL;
-    }
-    return set_geometry(a[0].u.obj, src->storage, a[2].u.i, &a[3], &a[4]);
+    return set_geometry(a[0].u.obj, TN_T(a[1])->storage, a[2].u.i, &a[3], &a[4]);
 }
 
 PyObject *tn_op_set__source_Tensor(tn_value *a) {
     tn_tensor *src = TN_T(a[1]);
-    if (src->dtype != TN_T(a[0])->dtype) {
-        PyErr_Format(PyExc_RuntimeError, "Could not set tensor of type %s to a tensor of type %s",
-                     tn_dtype_infos[src->dtype].name, tn_dtype_infos[TN_T(a[0])->dtype].name);
-        return NULL;
-    }
     tn_value size = {.tag = TN_V_INTLIST}, stride = {.tag = TN_V_INTLIST};
     size.u.ints.v = src->sizes; size.u.ints.n = src->ndim;
     stride.u.ints.v = src->strides; stride.u.ints.n = src->ndim;

@@ -19,6 +19,7 @@ static PyObject *tn_call_method_noargs(int name, PyObject *self);
 #include "python/schema_type.h"
 #include "python/library.h"
 #include "python/arg_errors.h"
+#include "ops/common.h"
 #include "ops/sparse.h"
 
 #define TN_WANT_METHOD_TRAMPOLINES
@@ -217,6 +218,21 @@ static bool tensor_query(int row) {
     return row == TN_ROW_is_floating_point || row == TN_ROW_is_complex || row == TN_ROW_is_signed ||
            row == TN_ROW_is_conj || row == TN_ROW_is_neg || row == TN_ROW_is_inference ||
            row == TN_ROW__has_compatible_shallow_copy_type;
+}
+
+/* Checks upstream's hand-written Python bindings make before the dispatcher (torch.ops skips
+ * them): Tensor.set_(Tensor source) refuses a source of another dtype, which the op itself takes
+ * (ops/storage_ops.c). True with the exception set. */
+static bool binding_refuses(int row, int mode, const tn_value *v) {
+    if (mode == CALL_METHOD && row == TN_ROW_set__source_Tensor) {
+        tn_dtype sd = tn_tensor_of(v[1].u.obj)->dtype, dd = tn_tensor_of(v[0].u.obj)->dtype;
+        if (sd != dd) {
+            PyErr_Format(PyExc_RuntimeError, "Could not set tensor of type %s to a tensor of type %s",
+                         tn_dtype_cxx_name(sd), tn_dtype_cxx_name(dd));
+            return true;
+        }
+    }
+    return false;
 }
 
 static PyObject *call_rows(const char *name, int first, int last, int mode, PyObject *self,
@@ -491,7 +507,8 @@ static PyObject *call_rows_(const char *name, int first, int last, int mode, PyO
                 bool handled = false, dk = dk_composite;
                 dk_composite = false;   /* the ops the decomposition calls run as usual */
                 PyObject *res = NULL;
-                if (tensor_query(row)) res = d->fn(a.v), handled = true;
+                if (binding_refuses(row, mode, a.v)) res = NULL, handled = true;
+                else if (tensor_query(row)) res = d->fn(a.v), handled = true;
                 else if (dk) res = tn_composite_under_mode(row, a.v, &handled);
                 if (!handled) res = dk ? tn_not_implemented("OpOverload._op_dk(CompositeImplicitAutograd) of an operator without a decomposition") : tn_door_call(row, a.v);
                 tn_args_release(&a);
