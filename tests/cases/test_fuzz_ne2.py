@@ -8,6 +8,13 @@ call's exception type (tests/test_no_crash.py).
   is checked before the dtype's kernel refuses, in-place promotion refused with the C++ type name;
   clamp_min / clamp_max refuse a complex bound first. Tensor bounds: the iterator's checks before
   the kernel's refusal of complex ("maximum_cpu" / "minimum_cpu" / "clamp_cpu").
+- rrelu / rrelu_: each bound read as a double, rrelu (not rrelu_) wants it finite.
+- softmax / log_softmax int_out: _softmax.out's checks (dim, out='s exact dtype) before the kernel.
+- activation backwards (elu / threshold / logit / ... _backward): the iterator's shape and out=
+  cast checks before the kernel's dtype refusal; mish_backward casts into a grad_input of self's
+  dtype; glu_backward: sigmoid's cast into grad_input, sigmoid's kernel, then one dtype for all.
+- random_(from, to) / randint_like of a complex tensor: the bounds' checks refuse it by name.
+- smooth_l1_loss / huber_loss out=: the binary iterator's checks; binary_cross_entropy out=: one dtype.
 """
 from harness import cases
 from harness.autograd import ERR
@@ -42,4 +49,33 @@ cases("fuzz_ne2", {
                        "for kw in [dict(min_val=1j), dict(max_val=1j), dict(min_val=1e30)]]], "
                        "err(lambda: torch.ops.aten.hardtanh.out(T(torch.uint16), out=x.clone())), err(lambda: torch.ops.aten.hardtanh.out(T(torch.float8_e5m2), out=x.clone())), "
                        "torch.ops.aten.hardtanh(T(torch.int64), max_val=1 + 0j)",
+    "rrelu_bounds": "inf, nan = float('inf'), float('nan'); [err(lambda: f(T(d), **kw)) for f in [torch.rrelu, torch.rrelu_] for d in [torch.float32, torch.bool] "
+                    "for kw in [dict(lower=-inf), dict(upper=inf), dict(lower=nan), dict(lower=1j), dict(upper=1j), dict(lower=1 + 0j), dict(lower=2, upper=1), "
+                    "dict(lower=1j, upper=-inf), dict(lower=-inf, upper=1j), dict(lower=inf, upper=-inf), dict(lower=0.5, upper=-inf)]]",
+    "softmax_int_out": "[err(lambda: f(T(d), dm, out=x.clone())) for f in [torch.ops.aten.softmax.int_out, torch.ops.aten.log_softmax.int_out] "
+                       "for d in [torch.bool, torch.complex128, torch.int64, torch.float64] for dm in [0, -1, 2]], "
+                       "torch.ops.aten.softmax.int_out(x.int(), 0, dtype=torch.float64, out=x.double()).dtype",
+    "activation_backward_order": "c = T(torch.complex128); B = torch.ops.aten; [err(f) for f in [lambda: B.elu_backward.grad_input(c, 2, 2, 2, False, x, grad_input=x.clone()), "
+                                 "lambda: B.threshold_backward.grad_input(c, x, 2, grad_input=x.clone()), lambda: B.threshold_backward.grad_input(c, c, 2, grad_input=c.clone()), "
+                                 "lambda: B.logit_backward.grad_input(c, c, grad_input=x.clone()), lambda: B.silu_backward.grad_input(c, x, grad_input=x.clone()), "
+                                 "lambda: B.hardtanh_backward.grad_input(c, x, -1, 1, grad_input=x.clone()), "
+                                 "lambda: B.softplus_backward.grad_input(T(torch.bool), T(torch.bool), 1, 20, grad_input=T(torch.bool)), "
+                                 "lambda: B.mish_backward(c, x), lambda: B.mish_backward(x, T(torch.int64))]], "
+                                 "B.mish_backward(x, x.double()).dtype",
+    "glu_backward_order": "G = torch.ops.aten.glu_backward; [err(f) for f in [lambda: G(x, T(torch.bool), 0), lambda: G.grad_input(T(torch.bool), T(torch.bool), 0, grad_input=x.clone()), "
+                          "lambda: G(x, T(torch.complex64), 0), lambda: G(x.double(), x, 0), lambda: G(T(torch.int32), T(torch.int32), 0), "
+                          "lambda: G.grad_input(T(torch.complex64), T(torch.complex64), 0, grad_input=T(torch.complex64)), lambda: G(x, T(torch.float8_e4m3fn), 0), "
+                          "lambda: G.grad_input(x, T(torch.float8_e5m2), 0, grad_input=x.clone()), lambda: G(x, T(torch.bool), 5), lambda: G(torch.ones(2, 2), x, 1)]], "
+                          "G(torch.ones(2, 3), torch.arange(12.).reshape(4, 3) / 10, 0)",
+    "random_complex": "c = T(torch.complex64); [err(lambda: c.clone().random_(*a)) for a in [(1, 1), (0, 5), (5,), (2, None), (-2 ** 63, None), (-2 ** 63, 5)]], "
+                      "[err(lambda: torch.ops.aten.randint_like(T(d), *a)) for d in [torch.complex64, torch.complex128, torch.complex32] for a in [(1,), (0,), (1, 1), (-3, 1)]], "
+                      "err(lambda: torch.ones(0, dtype=torch.complex64).random_(0, 5))",
+    "loss_out_order": "c = T(torch.complex128); A = torch.ops.aten; [err(f) for f in [lambda: A.binary_cross_entropy.out(c, c, c, out=x.clone()), "
+                      "lambda: A.binary_cross_entropy.out(T(torch.bool), T(torch.bool), out=x.clone()), lambda: A.binary_cross_entropy.out(x, c, out=x.clone()), "
+                      "lambda: A.binary_cross_entropy.out(x.double(), x.double(), out=x.clone()), lambda: A.binary_cross_entropy.out(c, c, out=c.clone()), "
+                      "lambda: A.smooth_l1_loss.out(c, x, out=x.clone()), lambda: A.smooth_l1_loss.out(c, x, beta=0, out=x.clone()), "
+                      "lambda: A.smooth_l1_loss.out(c, x, beta=-1, out=x.clone()), lambda: A.smooth_l1_loss.out(c, x, 0, out=x.clone()), "
+                      "lambda: A.smooth_l1_loss.out(c, x, out=c.clone()), lambda: A.smooth_l1_loss.out(c, torch.ones(3, 2), out=x.clone()), "
+                      "lambda: A.huber_loss.out(c, x, out=x.clone()), lambda: A.huber_loss(c, x), lambda: A.huber_loss.out(T(torch.bool), T(torch.bool), out=x.clone())]], "
+                      "A.huber_loss.out(x / 7, x.double() / 3, out=x.clone()), A.huber_loss.out(x / 7, x.double() / 3, 0, out=x.double())",
 }, setup=SETUP)
