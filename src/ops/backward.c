@@ -54,13 +54,13 @@ static PyObject *ew_backward_s(const char *kname, tn_bwd_op op, const tn_bwd_par
     if (out && tn_check_overlap(out, 2, orig) < 0) return NULL; /* TensorIterator: before dtypes */
     tn_dtype ct = tn_result_type(2, pair);
     if (ct == TN_DTYPE_UNDEFINED) return NULL;
-    tn_loop loop = tn_bwd_loop(op, ct);
-    if (!loop) return tn_kernel_missing(kname, ct);
     const tn_tensor *ts[2] = {TN_T(*g), TN_T(*x)};
     int nd;
     int64_t shape[TN_MAX_DIMS];
     if (tn_broadcast_tensors_shape(2, ts, &nd, shape) < 0) return NULL;
     if (out && tn_out_prepare(out, nd, shape, ct, kname) < 0) return NULL;
+    tn_loop loop = tn_bwd_loop(op, ct);   /* the kernel's dtype refusal after the iterator's checks */
+    if (!loop) return tn_kernel_missing(kname, ct);
     if (tn_check_kernel_scalar(s0, ct, opmath) < 0 || tn_check_kernel_scalar(s1, ct, opmath) < 0) return NULL;
     PyObject *a = tn_as_dtype(g->u.obj, ct, false), *b = NULL, *res = NULL;
     if (!a) return NULL;
@@ -214,6 +214,13 @@ PyObject *tn_op_softplus_backward_grad_input(tn_value *a) { return softplus_bwd(
  * one) and the iterator's layout */
 PyObject *tn_op_mish_backward(tn_value *a) {
     tn_dtype dt = TN_T(a[1])->dtype;
+    tn_value pair[2] = {a[0], a[1]};
+    const tn_tensor *ts[2] = {TN_T(a[0]), TN_T(a[1])};
+    tn_dtype ct = tn_result_type(2, pair);
+    int nd;
+    int64_t shape[TN_MAX_DIMS];
+    if (ct == TN_DTYPE_UNDEFINED || tn_broadcast_tensors_shape(2, ts, &nd, shape) < 0) return NULL;
+    if (!tn_can_cast(ct, dt)) return tn_cast_error(ct, dt);   /* the iterator's cast into that grad_input */
     PyObject *r = ew_backward("mish_backward_cpu", TN_BWD_MISH, NULL, &a[0], &a[1], NULL);
     if (!r || tn_tensor_of(r)->dtype == dt) return r;
     const tn_tensor *t = tn_tensor_of(r);
@@ -233,13 +240,13 @@ static PyObject *logit_bwd(tn_value *a, PyObject *out) {
     if (out && tn_check_overlap(out, 2, orig) < 0) return NULL;
     tn_dtype ct = tn_result_type(2, pair);
     if (ct == TN_DTYPE_UNDEFINED) return NULL;
-    tn_loop loop = tn_logit_backward_loop(ct);
-    if (!loop) return tn_kernel_missing("logit_backward_cpu", ct);
     const tn_tensor *ts[2] = {TN_T(a[0]), TN_T(a[1])};
     int nd;
     int64_t shape[TN_MAX_DIMS];
     if (tn_broadcast_tensors_shape(2, ts, &nd, shape) < 0) return NULL;
     if (out && tn_out_prepare(out, nd, shape, ct, "logit_backward") < 0) return NULL;
+    tn_loop loop = tn_logit_backward_loop(ct);
+    if (!loop) return tn_kernel_missing("logit_backward_cpu", ct);
     PyObject *g = tn_as_dtype(a[0].u.obj, ct, false), *x = NULL, *res = NULL;
     if (!g) return NULL;
     if (!(x = tn_as_dtype(a[1].u.obj, ct, false))) goto done;

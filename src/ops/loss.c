@@ -157,6 +157,23 @@ static int expect_dtype(tn_dtype expected, int n, const tn_dtype *dts) {
 
 /* ================================================================ smooth_l1 / huber */
 
+/* out= of smooth_l1_loss / huber_loss is the output of a binary iterator over self and target:
+ * its shape and cast checks come before the kernel's dtype refusal (measured) */
+static int binary_out_check(tn_value *a, PyObject *out) {
+    if (!out) return 0;
+    const tn_tensor *ts[2] = {TN_T(a[0]), TN_T(a[1])};
+    int nd;
+    int64_t shape[TN_MAX_DIMS];
+    if (tn_broadcast_tensors_shape(2, ts, &nd, shape) < 0) return -1;
+    tn_dtype ct = tn_result_type(2, a);
+    if (ct == TN_DTYPE_UNDEFINED) return -1;
+    if (!tn_can_cast(ct, tn_tensor_of(out)->dtype)) {
+        tn_cast_error(ct, tn_tensor_of(out)->dtype);
+        return -1;
+    }
+    return 0;
+}
+
 /* smooth_l1_loss(self, target, reduction, beta): beta 0 is l1_loss */
 static PyObject *sl1(tn_value *a, PyObject *out) {
     double beta = a[3].u.f;
@@ -165,6 +182,7 @@ static PyObject *sl1(tn_value *a, PyObject *out) {
         PyErr_SetString(PyExc_RuntimeError, "smooth_l1_loss does not support negative values for beta.");
         return NULL;
     }
+    if (binary_out_check(a, out) < 0) return NULL;
     PyObject *r;
     if (beta == 0) {
         PyObject *d = tn_at_sub_Tensor(a[0].u.obj, a[1].u.obj, TN_SDEF);
@@ -194,9 +212,10 @@ PyObject *tn_op_huber_loss(tn_value *a) {
     double delta = a[3].u.f;
     if (huber_delta(delta) < 0) return NULL;
     tn_tensor *x = TN_T(a[0]);
+    if (binary_out_check(a, out) < 0) return NULL;
     tn_dtype ct = tn_result_type(2, a);
     if (ct == TN_DTYPE_UNDEFINED) return NULL;
-    if (!tn_can_cast(ct, x->dtype)) {
+    if (!out && !tn_can_cast(ct, x->dtype)) {
         tn_cast_error(ct, x->dtype);
         return NULL;
     }
@@ -204,8 +223,9 @@ PyObject *tn_op_huber_loss(tn_value *a) {
     PyObject *ins[2] = {a[0].u.obj, a[1].u.obj};
     /* upstream's iterator resizes loss = empty_like(self) to the broadcast shape */
     PyObject *l = ew_run(TN_LOSS_HUBER, "huber_cpu", ct, &p, 2, ins);
-    if (l && ct != x->dtype) {
-        PyObject *c = tn_as_dtype(l, x->dtype, false);
+    tn_dtype ld = out ? tn_tensor_of(out)->dtype : x->dtype;   /* the loss lands in out= itself */
+    if (l && ct != ld) {
+        PyObject *c = tn_as_dtype(l, ld, false);
         Py_SETREF(l, c);
     }
     return reduce_loss(l, a[2].u.i);
@@ -292,7 +312,8 @@ static PyObject *mul_weight(PyObject *l, const tn_value *w) {
 /* binary_cross_entropy(self, target, weight?, reduction) */
 static PyObject *bce(tn_value *a, PyObject *out) {
     tn_tensor *x = TN_T(a[0]), *t = TN_T(a[1]);
-    tn_dtype dts[3] = {x->dtype, x->dtype, t->dtype};
+    /* the iterator's operands: the loss (out=, else empty_like(self)), self, target */
+    tn_dtype dts[3] = {out ? tn_tensor_of(out)->dtype : x->dtype, x->dtype, t->dtype};
     if (expect_dtype(x->dtype, 3, dts) < 0) return NULL;
     if (!tn_nn_float(x->dtype)) return tn_kernel_missing("binary_cross_entropy", x->dtype);
     const tn_tensor *ts[2] = {x, t};

@@ -19,6 +19,7 @@
 #include "kernels/ref/ew_impl.h"
 #include "core/pystate.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -95,7 +96,19 @@ static PyObject *glu_bwd_impl(tn_value *a, PyObject *out) {
     PyObject *g = a[0].u.obj, *self = a[1].u.obj;
     int64_t d;
     if (glu_dim(self, a[2].u.i, "glu does not support 0-dimensional tensors", &d) < 0) return NULL;
-    tn_dtype dt = tn_tensor_of(self)->dtype;
+    tn_dtype dt = tn_tensor_of(self)->dtype, od = out ? tn_tensor_of(out)->dtype : dt, gd = tn_tensor_of(g)->dtype;
+    /* upstream writes sigmoid(second half) into grad_input's first half (its cast check), then
+     * runs an iterator of grad_input's dtype over that half, self and grad_output (all one dtype),
+     * whose kernel takes floating dtypes only (measured) */
+    tn_dtype sd = tn_dtype_is_integral(dt, true) ? tn_py.default_dtype : dt;
+    if (!tn_can_cast(sd, od)) return tn_cast_error(sd, od);
+    if (tn_dtype_infos[sd].kind == TN_KIND_FLOAT8 || sd == TN_DTYPE_C32)   /* sigmoid's kernel lacks them */
+        return tn_kernel_missing(sd == TN_DTYPE_C32 ? "sigmoid_cpu" : "sigmoid_cpu_reduced_float", sd);
+    if (dt != od || gd != od) {
+        PyErr_Format(PyExc_RuntimeError, "Found dtype %s but expected %s", tn_dtype_cpp_name(dt != od ? dt : gd),
+                     tn_dtype_cpp_name(od));
+        return NULL;
+    }
     if (glu_dtype(dt, "glu_backward_cpu") < 0) return NULL;
     int64_t n = tn_tensor_of(self)->sizes[d] / 2;
     bool rd = reduced(dt);
@@ -666,9 +679,20 @@ PyObject *tn_op_rrelu_with_noise(tn_value *a) { return rrelu_noise_impl(a, NULL,
 PyObject *tn_op_rrelu_with_noise_(tn_value *a) { return rrelu_noise_impl(a, NULL, true); }
 PyObject *tn_op_rrelu_with_noise_out(tn_value *a) { return rrelu_noise_impl(a, a[6].u.obj, false); }
 
-/* rrelu / rrelu_ (CompositeImplicitAutograd, run by autograd/decomp.c): the bound check, a
- * contiguous empty_like noise, rrelu_with_noise */
+/* rrelu / rrelu_ (CompositeImplicitAutograd, run by autograd/decomp.c): the bound checks, a
+ * contiguous empty_like noise, rrelu_with_noise. Each bound is read as a double (a complex one
+ * refuses); rrelu, not rrelu_, wants each finite, right after reading it (measured) */
 static PyObject *rrelu_comp(tn_value *a, bool inplace) {
+    static const char *const names[2] = {"lower", "upper"};
+    for (int i = 0; i < 2; i++) {
+        if (tn_cr_check_scalar(&a[1 + i], TN_DTYPE_F64) < 0) return NULL;
+        double v = tn_value_as_double(&a[1 + i]);
+        if (!inplace && !isfinite(v)) {
+            PyErr_Format(PyExc_RuntimeError, "rrelu: %s bound must be finite, got %s", names[i],
+                         isnan(v) ? "nan" : v > 0 ? "inf" : "-inf");
+            return NULL;
+        }
+    }
     double lower = tn_value_as_double(&a[1]), upper = tn_value_as_double(&a[2]);
     if (!(lower <= upper)) {
         PyErr_SetString(PyExc_RuntimeError, "Lower bound should be less than or equal to the upper bound");

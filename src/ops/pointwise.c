@@ -1025,21 +1025,52 @@ static PyObject *clamp_cplx(void) {
     return NULL;
 }
 
-static PyObject *clamp_scalar(tn_value *self, const tn_value *mn, const tn_value *mx, PyObject *out, bool inplace) {
+/* The Scalar overloads, in upstream's order (measured, docs/breadth_more2.md "Fuzz corpus exception
+ * types, group ne"): a floating self keeps its dtype (the bounds take no part in promotion), any
+ * other self promotes with the bounds and in-place must keep self's dtype exactly (clamp_min /
+ * clamp_max, `one`, refuse a complex bound before all that); then the
+ * iterator's out= checks; then each bound read as a double (a complex bound with an imaginary part
+ * refuses); then the dtype's kernel (NotImplementedError naming upstream's stub); then the bounds
+ * converted to the dtype (overflow). */
+static PyObject *clamp_scalar(tn_value *self, const tn_value *mn, const tn_value *mx, PyObject *out, bool inplace,
+                              bool one) {
     bool hl = mn && mn->tag != TN_V_NONE, hh = mx && mx->tag != TN_V_NONE;
     if (!hl && !hh) return clamp_none();
-    if (tn_dtype_is_complex(TN_T(*self)->dtype)) return clamp_cplx();
-    tn_value vals[3];
-    int n = 0;
-    vals[n++] = *self;
-    if (hl) vals[n++] = *mn;
-    if (hh) vals[n++] = *mx;
-    tn_dtype ct = tn_result_type(n, vals);
-    if (ct == TN_DTYPE_UNDEFINED) return NULL;
-    if (tn_dtype_is_complex(ct)) return clamp_cplx();
-    if ((hl && tn_cr_check_scalar(mn, ct) < 0) || (hh && tn_cr_check_scalar(mx, ct) < 0)) return NULL;
-    if (tn_require_computable("clamp", ct) < 0) return NULL;
+    tn_dtype dt = TN_T(*self)->dtype, ct = dt;
+    if (tn_dtype_is_complex(dt)) return clamp_cplx();
+    if (one && ((hl ? mn : mx)->tag == TN_V_COMPLEX)) return clamp_cplx();   /* clamp_min / clamp_max's meta */
+    if (!tn_dtype_is_floating(dt)) {
+        tn_value vals[3];
+        int n = 0;
+        vals[n++] = *self;
+        if (hl) vals[n++] = *mn;
+        if (hh) vals[n++] = *mx;
+        ct = tn_result_type(n, vals);
+        if (ct == TN_DTYPE_UNDEFINED) return NULL;
+        if (inplace && ct != dt) {
+            PyErr_Format(PyExc_RuntimeError, "result type %s can't be cast to the desired output type %s",
+                         tn_dtype_cpp_name(ct), tn_dtype_cxx_name(dt));
+            return NULL;
+        }
+        if (tn_dtype_is_complex(ct)) return clamp_cplx();
+    }
+    PyObject *so = self->u.obj;
+    if (out && tn_check_overlap(out, 1, &so) < 0) return NULL;
+    if (out && tn_tensor_of(out)->dtype != ct) {
+        PyErr_Format(PyExc_RuntimeError, "Found dtype %s but expected %s", tn_dtype_cpp_name(tn_tensor_of(out)->dtype),
+                     tn_dtype_cpp_name(ct));
+        return NULL;
+    }
+    const tn_value *bs[2] = {hl ? mn : NULL, hh ? mx : NULL};
+    for (int i = 0; i < 2; i++)
+        if (bs[i] && bs[i]->tag == TN_V_COMPLEX && bs[i]->u.c.im != 0) {
+            PyErr_SetString(PyExc_RuntimeError, "value cannot be converted to type double without overflow");
+            return NULL;
+        }
     tn_loop loop = tn_clamp_loop(ct);
+    if (!loop || !tn_dtype_computable(ct))
+        return tn_kernel_missing_cpu(hl && hh ? "clamp_scalar" : hl ? "clamp_min_scalar" : "clamp_max_scalar", ct);
+    if ((hl && tn_cr_check_scalar(mn, ct) < 0) || (hh && tn_cr_check_scalar(mx, ct) < 0)) return NULL;
     tn_clamp_params p;
     memset(&p, 0, sizeof p);
     p.has_min = hl;
@@ -1049,24 +1080,25 @@ static PyObject *clamp_scalar(tn_value *self, const tn_value *mn, const tn_value
     return urun("clamp", loop, &p, self->u.obj, ct, ct, out, inplace, true);
 }
 
-static PyObject *clamp_tensor(tn_value *self, tn_value *mn, tn_value *mx, PyObject *out, bool inplace) {
+/* The Tensor overloads (measured): clamp's own meta refuses a complex self first (clamp_min /
+ * clamp_max have no such check); then the iterator (overlap, promotion, shapes, casts); then the
+ * kernel refuses a dtype it lacks, complex among them, by the stub's name: clamp with both bounds,
+ * else maximum (a min) or minimum (a max). */
+static PyObject *clamp_tensor(tn_value *self, tn_value *mn, tn_value *mx, PyObject *out, bool inplace, bool one) {
     bool hl = mn && mn->tag != TN_V_NONE, hh = mx && mx->tag != TN_V_NONE;
     if (!hl && !hh) return clamp_none();
+    if (!one && tn_dtype_is_complex(TN_T(*self)->dtype)) return clamp_cplx();
     tn_value vals[3];
     const tn_tensor *ts[3];
     int n = 0;
     vals[n] = *self; ts[n++] = TN_T(*self);
     if (hl) { vals[n] = *mn; ts[n++] = TN_T(*mn); }
     if (hh) { vals[n] = *mx; ts[n++] = TN_T(*mx); }
-    /* TensorIterator's overlap check comes first, the complex check after it (measured) */
     PyObject *given[3] = {self->u.obj, hl ? mn->u.obj : NULL, hh ? mx->u.obj : NULL};
     if ((inplace || out) && tn_check_overlap(inplace ? self->u.obj : out, 3, given) < 0) return NULL;
     tn_dtype ct = tn_result_type(n, vals);
     if (ct == TN_DTYPE_UNDEFINED) return NULL;
-    if (tn_dtype_is_complex(ct)) return clamp_cplx();
-    if (tn_require_computable("clamp", ct) < 0) return NULL;
-    tn_loop loop = tn_clamp_tensor_loop(ct);
-    if (!loop) return tn_kernel_missing_cpu("clamp", ct);
+    tn_loop loop = tn_dtype_is_complex(ct) || !tn_dtype_computable(ct) ? NULL : tn_clamp_tensor_loop(ct);
     int nd;
     int64_t shape[TN_MAX_DIMS];
     if (tn_broadcast_tensors_shape(n, ts, &nd, shape) < 0) return NULL;
@@ -1079,6 +1111,7 @@ static PyObject *clamp_tensor(tn_value *self, tn_value *mn, tn_value *mx, PyObje
          * clamp(f32, min=f64, out=f16) runs); only the Scalar overloads want it exactly */
         if (tn_out_prepare(out, nd, shape, ct, "clamp") < 0) return NULL;
     }
+    if (!loop) return tn_kernel_missing_cpu(hl && hh ? "clamp" : hl ? "maximum" : "minimum", ct);
     PyObject *x = tn_as_dtype(self->u.obj, ct, false), *lo = NULL, *hi = NULL, *res = NULL;
     if (!x) return NULL;
     lo = hl ? tn_as_dtype(mn->u.obj, ct, false) : Py_NewRef(x);
@@ -1101,23 +1134,23 @@ done:
 }
 
 #define CLAMP_ALL(fn)                                                                           \
-    DEF(fn, clamp_scalar(&a[0], &a[1], &a[2], NULL, false))                                     \
-    DEF(fn##_, clamp_scalar(&a[0], &a[1], &a[2], NULL, true))                                   \
-    DEF(fn##_out, clamp_scalar(&a[0], &a[1], &a[2], OUT(3), false))                             \
-    DEF(fn##_Tensor, clamp_tensor(&a[0], &a[1], &a[2], NULL, false))                            \
-    DEF(fn##__Tensor, clamp_tensor(&a[0], &a[1], &a[2], NULL, true))                            \
-    DEF(fn##_Tensor_out, clamp_tensor(&a[0], &a[1], &a[2], OUT(3), false))
+    DEF(fn, clamp_scalar(&a[0], &a[1], &a[2], NULL, false, false))                              \
+    DEF(fn##_, clamp_scalar(&a[0], &a[1], &a[2], NULL, true, false))                            \
+    DEF(fn##_out, clamp_scalar(&a[0], &a[1], &a[2], OUT(3), false, false))                      \
+    DEF(fn##_Tensor, clamp_tensor(&a[0], &a[1], &a[2], NULL, false, false))                     \
+    DEF(fn##__Tensor, clamp_tensor(&a[0], &a[1], &a[2], NULL, true, false))                     \
+    DEF(fn##_Tensor_out, clamp_tensor(&a[0], &a[1], &a[2], OUT(3), false, false))
 CLAMP_ALL(clamp)
 CLAMP_ALL(clip)
 
 /* clamp_min / clamp_max: one bound (`lo` says which) */
 #define CLAMP_ONE(fn, L, H)                                                                     \
-    DEF(fn, clamp_scalar(&a[0], L, H, NULL, false))                                             \
-    DEF(fn##_, clamp_scalar(&a[0], L, H, NULL, true))                                           \
-    DEF(fn##_out, clamp_scalar(&a[0], L, H, OUT(2), false))                                     \
-    DEF(fn##_Tensor, clamp_tensor(&a[0], L, H, NULL, false))                                    \
-    DEF(fn##__Tensor, clamp_tensor(&a[0], L, H, NULL, true))                                    \
-    DEF(fn##_Tensor_out, clamp_tensor(&a[0], L, H, OUT(2), false))
+    DEF(fn, clamp_scalar(&a[0], L, H, NULL, false, true))                                       \
+    DEF(fn##_, clamp_scalar(&a[0], L, H, NULL, true, true))                                     \
+    DEF(fn##_out, clamp_scalar(&a[0], L, H, OUT(2), false, true))                               \
+    DEF(fn##_Tensor, clamp_tensor(&a[0], L, H, NULL, false, true))                              \
+    DEF(fn##__Tensor, clamp_tensor(&a[0], L, H, NULL, true, true))                              \
+    DEF(fn##_Tensor_out, clamp_tensor(&a[0], L, H, OUT(2), false, true))
 CLAMP_ONE(clamp_min, &a[1], NULL)
 CLAMP_ONE(clamp_max, NULL, &a[1])
 
@@ -1154,7 +1187,8 @@ static PyObject *hardtanh_impl(tn_value *a, PyObject *out, bool inplace) {
         for (int i = 0; i < 2; i++) {
             if (lim[i].tag != TN_V_INT) {
                 double v = tn_value_as_double(&lim[i]);
-                if (!(v >= -0x1p63 && v < 0x1p63)) {
+                bool im = lim[i].tag == TN_V_COMPLEX && lim[i].u.c.im != 0;   /* measured: refused as well */
+                if (im || !(v >= -0x1p63 && v < 0x1p63)) {
                     PyErr_Format(PyExc_RuntimeError, "value cannot be converted to type int64_t without overflow");
                     return NULL;
                 }
@@ -1167,7 +1201,7 @@ static PyObject *hardtanh_impl(tn_value *a, PyObject *out, bool inplace) {
             return NULL;
         }
     }
-    return clamp_scalar(&a[0], &lim[0], &lim[1], out, inplace);
+    return clamp_scalar(&a[0], &lim[0], &lim[1], out, inplace, false);
 }
 PyObject *tn_op_hardtanh(tn_value *a) { return hardtanh_impl(a, NULL, false); }
 PyObject *tn_op_hardtanh_(tn_value *a) { return hardtanh_impl(a, NULL, true); }

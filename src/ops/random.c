@@ -424,7 +424,20 @@ static PyObject *random_from_to(PyObject *self, int64_t from, bool has_to, int64
     tn_tensor *t = tn_tensor_of(self);
     tn_dtype dt = t->dtype;
     bool wide_uint = dt == TN_DTYPE_U16 || dt == TN_DTYPE_U32 || dt == TN_DTYPE_U64; /* upstream's kernel covers them */
-    if (tn_dtype_is_complex(dt) || (!tn_dtype_computable(dt) && !wide_uint))
+    if (tn_dtype_is_complex(dt)) {   /* upstream's bounds checks refuse complex by name (measured) */
+        if (has_to && from >= to) {
+            PyErr_Format(PyExc_RuntimeError, "random_ expects 'from' to be less than 'to', but got from=%lld >= to=%lld",
+                         (long long)from, (long long)to);
+            return NULL;
+        }
+        if (has_to || from != INT64_MIN) {
+            PyErr_Format(PyExc_RuntimeError, "%s handles only integral, floating-point and boolean types",
+                         has_to ? "check_random_bounds" : "random_from_to_impl");
+            return NULL;
+        }
+        return tn_kernel_missing("random_full_64_bits_range_kernel_cpu", dt);
+    }
+    if (!tn_dtype_computable(dt) && !wide_uint)
         return tn_kernel_missing("random_from_to_kernel_cpu", dt);
     tn_rng_bounds b;
     int rc = tn_rng_random_bounds(dt, from, has_to, to, &b);
