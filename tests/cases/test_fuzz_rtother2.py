@@ -1,0 +1,36 @@
+"""Both sides refuse, with different exception types (the no-crash corpus's "rtother" kinds: ours
+RuntimeError where upstream raises NotImplementedError / ValueError / ..., and the like): upstream's
+order of checks, reproduced in the op owning each (docs/breadth_more2.md "Fuzz corpus exception
+types"). Exception types and messages compared.
+
+- multilabel_margin_loss forward / backward: the shapes (and is_target's), an empty input (returned
+  unread), target in [-1, dim) over target's own dtype (min / max: "min_all" for complex and the
+  dtypes without a reduction, item's int64 overflow for NaN), the input's dtype ("..._out_frame"),
+  then the target's dtype (int64); backward: is_target in [0, 1], its dtype, then grad_output's
+  size (a [nframe] vector without a reduction) and dtype; no Meta kernel.
+"""
+from harness import cases
+from harness.autograd import ERR
+
+SETUP = ERR + """
+x = torch.arange(6.).reshape(2, 3) * 0.37 - 1.1
+L = torch.ones(2, 3, dtype=torch.long)
+"""
+
+cases("fuzz_rtother2", {
+    "multilabel_margin_order": "F = torch.ops.aten.multilabel_margin_loss_forward; "
+                               "[err(lambda: F(s, t, 1)) for s, t in [(x.bfloat16(), x), (x.bfloat16(), torch.ones(2, 3)), "
+                               "(x.bfloat16(), torch.ones(2, 3) * 3), (x, torch.ones(2, 3) * -1.5), (x, torch.full((2, 3), float('nan'))), "
+                               "(x, torch.full((2, 3), 1e30)), (x, torch.ones(2, 3, dtype=torch.complex64)), (x, torch.ones(2, 3, dtype=torch.uint16)), "
+                               "(x, torch.ones(2, 3, dtype=torch.bool)), (x.half(), L), (x.long(), L * 5), (x, L[:1]), (x, torch.ones(2, 3))]], "
+                               "F(torch.empty(0, 3, dtype=torch.bfloat16), torch.empty(0, 3), 0), "
+                               "F(x, L - 1, 0), F(x.double(), L, 1), torch.ops.aten.multilabel_margin_loss(x, L, 2)",
+    "multilabel_margin_backward_order": "B = torch.ops.aten.multilabel_margin_loss_backward; g = torch.ones(2); "
+                                        "[err(lambda: B(*a)) for a in [(g, x, L, 1, x[:1]), (g, x, L, 1, x), (g, x, L, 1, torch.ones(2, 3, dtype=torch.complex64)), "
+                                        "(g, x, torch.ones(2, 3), 1, torch.ones(2, 3)), (g, x, L, 1, torch.ones(2, 3, dtype=torch.long)), "
+                                        "(g, x, L, 1, torch.ones(2, 3).double()), (g.double(), x, L, 1, torch.ones(2, 3)), (torch.ones(3), x, L, 0, torch.ones(2, 3)), "
+                                        "(torch.ones(2, 1), x, L, 0, torch.ones(2, 3)), (g, x.half(), torch.ones(2, 3), 1, torch.ones(2, 3)), "
+                                        "(g, x.to('meta'), L.to('meta'), 1, x.to('meta'))]], "
+                                        "B(g, torch.empty(0, 3), torch.empty(0, 3), 1, torch.empty(0, 3)), B(torch.ones(2), x, L, 1, torch.ones(2, 3)), "
+                                        "B(torch.tensor([2., 5.]), x, L - 1, 0, (L - 1).clamp(min=0).float())",
+}, setup=SETUP)
