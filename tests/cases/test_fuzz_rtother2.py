@@ -8,6 +8,9 @@ types"). Exception types and messages compared.
   dtypes without a reduction, item's int64 overflow for NaN), the input's dtype ("..._out_frame"),
   then the target's dtype (int64); backward: is_target in [0, 1], its dtype, then grad_output's
   size (a [nframe] vector without a reduction) and dtype; no Meta kernel.
+- div / divide with an unknown rounding_mode on meta: upstream's Python reference refuses it first,
+  ValueError "... but found none." (RuntimeError "... found 'none'" on CPU; divide.out_mode into a CPU
+  out= the out wrapper's device error first).
 """
 from harness import cases
 from harness.autograd import ERR
@@ -33,4 +36,12 @@ cases("fuzz_rtother2", {
                                         "(g, x.to('meta'), L.to('meta'), 1, x.to('meta'))]], "
                                         "B(g, torch.empty(0, 3), torch.empty(0, 3), 1, torch.empty(0, 3)), B(torch.ones(2), x, L, 1, torch.ones(2, 3)), "
                                         "B(torch.tensor([2., 5.]), x, L - 1, 0, (L - 1).clamp(min=0).float())",
+    "div_rounding_mode_meta": "m = torch.ones(2, 3, device='meta'); "
+                              "[err(f) for f in [lambda: torch.div(m, 2, rounding_mode='none'), lambda: m.div_(m, rounding_mode='x'), "
+                              "lambda: torch.divide(m, 2., rounding_mode='none'), lambda: m.divide_(3, rounding_mode='none'), "
+                              "lambda: torch.ops.aten.div.Scalar_mode(m, 1j, rounding_mode='none'), lambda: torch.divide(m, m, rounding_mode='none'), "
+                              "lambda: torch.ops.aten.divide.out_mode(m, x, rounding_mode='none', out=x.clone()), "
+                              "lambda: torch.ops.aten.divide.out_mode(m, m, rounding_mode='none', out=x.clone()), "
+                              "lambda: torch.div(x, 2, rounding_mode='none'), lambda: torch.divide(x, x, rounding_mode='none')]], "
+                              "torch.div(m, 2, rounding_mode='floor').shape",
 }, setup=SETUP)
