@@ -11,6 +11,8 @@ types"). Exception types and messages compared.
 - div / divide with an unknown rounding_mode on meta: upstream's Python reference refuses it first,
   ValueError "... but found none." (RuntimeError "... found 'none'" on CPU; divide.out_mode into a CPU
   out= a RuntimeError: upstream's out wrapper's device error, ours the rounding_mode's).
+- _cdist_backward: x1's dtype ("cdist_backward"), then the others' against it, before anything reads grad
+  or cdist; _embedding_bag_per_sample_weights_backward: grad's dtype before the mode.
 """
 from harness import cases
 from harness.autograd import ERR
@@ -44,4 +46,12 @@ cases("fuzz_rtother2", {
                               # types only: ours raises the rounding_mode's RuntimeError, upstream the out wrapper's device error
                               "[err(lambda: torch.ops.aten.divide.out_mode(m, o, rounding_mode='none', out=x.clone()))[0] for o in (x, m)], "
                               "torch.div(m, 2, rounding_mode='floor').shape",
+    "cdist_backward_dtypes_first": "C = torch.ops.aten._cdist_backward; g = torch.ones(2, 2); "
+                                   "[err(lambda: C(*a)) for a in [(x, x.half(), x, 2., x), (x.long(), x.long(), x.long(), 2., x.long()), (g, x.half(), x, 2., g), "
+                                   "(g, x, x.half(), 2., g), (g, x, x, 2., g.half()), (g.half(), x, x, 2., g), (torch.ones(1), x, x, 2., g.half()), "
+                                   "(g.t(), x.bool(), x, 2., g)]], C(g, x, x, 2., torch.cdist(x, x)), C(g, torch.ones(0, 3).half(), x, 2., g).shape",
+    "embedding_bag_psw_backward_dtype_first": "P = torch.ops.aten._embedding_bag_per_sample_weights_backward; i = torch.tensor([0, 1, 0, 1]); "
+                                              "o = torch.tensor([0, 2]); o2b = torch.tensor([0, 0, 1, 1]); "
+                                              "[err(lambda: P(*a)) for a in [(x.bool(), x, i, o, o2b, 1), (x.bool(), x, x, x, x, 2), (x, x.bool(), i, o, o2b, 2), "
+                                              "(x, x, x, x, x, 1), (x.to(torch.complex64), x, i, o, o2b, 0)]], P(x, x, i, o, o2b, 0)",
 }, setup=SETUP)
