@@ -992,8 +992,14 @@ DEF(where_Scalar, where_sc(a, true, true, NULL))
 /* ---------------------------------------------------------------- clamp */
 
 
-static PyObject *clamp_none(void) {
-    PyErr_SetString(PyExc_RuntimeError, "torch.clamp: At least one of 'min' or 'max' must not be None");
+/* on meta upstream's Python reference raises a ValueError; with out= (the door hands the op CPU stand-ins of
+ * every argument then, so a CPU out= cannot be told from a meta one) the RuntimeError stays: clip.out(meta,
+ * out=cpu) reaches clamp.out's out wrapper, whose device check comes first (measured) */
+static PyObject *clamp_none(bool has_out) {
+    if (tn_door_on_meta() && !has_out)
+        PyErr_SetString(PyExc_ValueError, "clamp called but both min and max are none!");
+    else
+        PyErr_SetString(PyExc_RuntimeError, "torch.clamp: At least one of 'min' or 'max' must not be None");
     return NULL;
 }
 static PyObject *clamp_cplx(void) {
@@ -1003,7 +1009,7 @@ static PyObject *clamp_cplx(void) {
 
 static PyObject *clamp_scalar(tn_value *self, const tn_value *mn, const tn_value *mx, PyObject *out, bool inplace) {
     bool hl = mn && mn->tag != TN_V_NONE, hh = mx && mx->tag != TN_V_NONE;
-    if (!hl && !hh) return clamp_none();
+    if (!hl && !hh) return clamp_none(out != NULL);
     if (tn_dtype_is_complex(TN_T(*self)->dtype)) return clamp_cplx();
     tn_value vals[3];
     int n = 0;
@@ -1013,8 +1019,10 @@ static PyObject *clamp_scalar(tn_value *self, const tn_value *mn, const tn_value
     tn_dtype ct = tn_result_type(n, vals);
     if (ct == TN_DTYPE_UNDEFINED) return NULL;
     if (tn_dtype_is_complex(ct)) return clamp_cplx();
+    /* upstream's kernel (clamp_min / clamp_max for one bound) refuses its dtype before it converts the bounds */
+    if (!tn_dtype_computable(ct))
+        return tn_kernel_missing(hl && hh ? "clamp_scalar_cpu" : hl ? "clamp_min_scalar_cpu" : "clamp_max_scalar_cpu", ct);
     if ((hl && tn_cr_check_scalar(mn, ct) < 0) || (hh && tn_cr_check_scalar(mx, ct) < 0)) return NULL;
-    if (tn_require_computable("clamp", ct) < 0) return NULL;
     tn_loop loop = tn_clamp_loop(ct);
     tn_clamp_params p;
     memset(&p, 0, sizeof p);
@@ -1027,7 +1035,7 @@ static PyObject *clamp_scalar(tn_value *self, const tn_value *mn, const tn_value
 
 static PyObject *clamp_tensor(tn_value *self, tn_value *mn, tn_value *mx, PyObject *out, bool inplace) {
     bool hl = mn && mn->tag != TN_V_NONE, hh = mx && mx->tag != TN_V_NONE;
-    if (!hl && !hh) return clamp_none();
+    if (!hl && !hh) return clamp_none(out != NULL);
     tn_value vals[3];
     const tn_tensor *ts[3];
     int n = 0;

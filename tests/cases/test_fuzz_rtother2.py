@@ -13,6 +13,9 @@ types"). Exception types and messages compared.
   out= a RuntimeError: upstream's out wrapper's device error, ours the rounding_mode's).
 - _cdist_backward: x1's dtype ("cdist_backward"), then the others' against it, before anything reads grad
   or cdist; _embedding_bag_per_sample_weights_backward: grad's dtype before the mode.
+- clamp / clip / clamp_min / clamp_max / hardtanh with number bounds: a dtype without a kernel is refused
+  by upstream's kernel ("clamp_scalar_cpu", "clamp_min_scalar_cpu", "clamp_max_scalar_cpu") before the
+  bounds are converted (their overflow); no bound at all on meta: the reference's ValueError.
 """
 from harness import cases
 from harness.autograd import ERR
@@ -54,4 +57,14 @@ cases("fuzz_rtother2", {
                                               "o = torch.tensor([0, 2]); o2b = torch.tensor([0, 0, 1, 1]); "
                                               "[err(lambda: P(*a)) for a in [(x.bool(), x, i, o, o2b, 1), (x.bool(), x, x, x, x, 2), (x, x.bool(), i, o, o2b, 2), "
                                               "(x, x, x, x, x, 1), (x.to(torch.complex64), x, i, o, o2b, 0)]], P(x, x, i, o, o2b, 0)",
+    "clamp_dtype_before_bounds": "f8 = torch.ones(2, 3, dtype=torch.float8_e4m3fn); u16 = torch.ones(2, 3, dtype=torch.uint16); "
+                                 "[err(f) for f in [lambda: torch.clamp(f8, max=-float('inf')), lambda: torch.clamp(f8, min=1e20), lambda: torch.clamp(u16, max=-2**63), "
+                                 "lambda: torch.clamp(u16, 1, 2 ** 63 - 1), lambda: f8.clamp_(max=float('inf')), lambda: torch.clamp_min(u16, 2 ** 63 - 1), "
+                                 "lambda: torch.clamp_max(f8, 1e308), lambda: torch.clip(u16, None, 2), lambda: torch.ops.aten.hardtanh(f8, -1e20, 1e20), "
+                                 "lambda: torch.clamp(torch.ones(2, 3, dtype=torch.uint64), 1, 2), lambda: torch.clamp(torch.ones(2, 3, dtype=torch.int8), 1, 300), "
+                                 "lambda: torch.clamp(torch.ones(2, 3, dtype=torch.complex32), 1, 2)]], torch.clamp(x.char(), -1, 100)",
+    "clamp_no_bound_meta": "m = torch.ones(2, 3, device='meta'); "
+                           "[err(f) for f in [lambda: torch.ops.aten.clamp(m), lambda: torch.ops.aten.clamp_(m), lambda: torch.ops.aten.clip.Tensor(m), "
+                           "lambda: torch.ops.aten.clip_(m), lambda: torch.ops.aten.clamp(x), lambda: torch.clamp(m)]], "
+                           "err(lambda: torch.ops.aten.clip.out(m, out=x.clone()))[0], err(lambda: torch.ops.aten.clamp.out(m, out=x.clone()))",
 }, setup=SETUP)
