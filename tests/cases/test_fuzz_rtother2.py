@@ -16,6 +16,8 @@ types"). Exception types and messages compared.
 - clamp / clip / clamp_min / clamp_max / hardtanh with number bounds: a dtype without a kernel is refused
   by upstream's kernel ("clamp_scalar_cpu", "clamp_min_scalar_cpu", "clamp_max_scalar_cpu") before the
   bounds are converted (their overflow); no bound at all on meta: the reference's ValueError.
+- _fused_rms_norm: the input's dtype before any shape check; exponential_ / cauchy_: float8 passes the
+  "continuous distribution" check, an empty tensor returns, then the kernel's dispatch refuses it.
 """
 from harness import cases
 from harness.autograd import ERR
@@ -67,4 +69,14 @@ cases("fuzz_rtother2", {
                            "[err(f) for f in [lambda: torch.ops.aten.clamp(m), lambda: torch.ops.aten.clamp_(m), lambda: torch.ops.aten.clip.Tensor(m), "
                            "lambda: torch.ops.aten.clip_(m), lambda: torch.ops.aten.clamp(x), lambda: torch.clamp(m)]], "
                            "err(lambda: torch.ops.aten.clip.out(m, out=x.clone()))[0], err(lambda: torch.ops.aten.clamp.out(m, out=x.clone()))",
+    "fused_rms_norm_dtype_first": "R = torch.ops.aten._fused_rms_norm; "
+                                  "[err(lambda: R(*a)) for a in [(x.long(), [1, 1], x, 2.), (torch.tensor(5), [1, 1], x, 2.), (x.long(), [5], x[0], 2.), "
+                                  "(x.bool(), [3], None, 1e-5), (x.to(torch.complex32), [3], None, 2.), (x.long(), [5], None, 2.)]], "
+                                  "torch.ops.aten.rms_norm(x, [3], x[0], 1e-5).shape, err(lambda: torch.ops.aten.rms_norm(x.long(), [1, 1], x, 2.))",
+    "exponential_cauchy_float8": "[err(f) for f in [lambda: torch.ones(2, dtype=torch.float8_e5m2).exponential_(), "
+                                 "lambda: torch.ones(2, dtype=torch.float8_e4m3fn).exponential_(lambd=float('inf')), "
+                                 "lambda: torch.ones(2, dtype=torch.float8_e5m2).exponential_(lambd=-1), lambda: torch.ones(2, dtype=torch.long).exponential_(), "
+                                 "lambda: torch.ones(2, dtype=torch.float8_e4m3fnuz).cauchy_(), lambda: torch.ones(2, dtype=torch.float8_e4m3fn).cauchy_(sigma=-1), "
+                                 "lambda: torch.ones(2, dtype=torch.int8).cauchy_()]], "
+                                 "torch.empty(0, dtype=torch.float8_e5m2).exponential_(), torch.empty(0, dtype=torch.float8_e4m3fnuz).cauchy_()",
 }, setup=SETUP)
