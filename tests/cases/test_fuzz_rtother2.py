@@ -18,6 +18,8 @@ types"). Exception types and messages compared.
   bounds are converted (their overflow); no bound at all on meta: the reference's ValueError.
 - _fused_rms_norm: the input's dtype before any shape check; exponential_ / cauchy_: float8 passes the
   "continuous distribution" check, an empty tensor returns, then the kernel's dispatch refuses it.
+- _to_sparse / _to_sparse_csr / csc / bsr / bsc of a dense meta tensor: upstream has no Meta kernel
+  (whatever the other arguments); a sparse meta tensor converts.
 """
 from harness import cases
 from harness.autograd import ERR
@@ -79,4 +81,9 @@ cases("fuzz_rtother2", {
                                  "lambda: torch.ones(2, dtype=torch.float8_e4m3fnuz).cauchy_(), lambda: torch.ones(2, dtype=torch.float8_e4m3fn).cauchy_(sigma=-1), "
                                  "lambda: torch.ones(2, dtype=torch.int8).cauchy_()]], "
                                  "torch.empty(0, dtype=torch.float8_e5m2).exponential_(), torch.empty(0, dtype=torch.float8_e4m3fnuz).cauchy_()",
+    "to_sparse_dense_meta": "m = torch.ones(2, 3, device='meta'); "
+                            "[err(f) for f in [lambda: m.to_sparse(), lambda: m.to_sparse(1), lambda: m.to_sparse_csr(), lambda: m.to_sparse_csc(), "
+                            "lambda: m.to_sparse_bsr((1, 1)), lambda: m.to_sparse_bsc((-1, -1)), lambda: m.to_sparse(layout=torch.sparse_bsr, blocksize=(1, 1)), "
+                            "lambda: torch.ops.aten._to_sparse(m, blocksize=[-1, -1]), lambda: torch.ops.aten._to_sparse.sparse_dim(m, -1), "
+                            "lambda: torch.ops.aten._to_sparse_bsr(m, [1, 1], dense_dim=-1)]], x.to_sparse().to_dense(), x.to_sparse_csr().to_dense()",
 }, setup=SETUP)
