@@ -22,6 +22,9 @@ types"). Exception types and messages compared.
   (whatever the other arguments); a sparse meta tensor converts.
 - mse_loss: the reduction's internal assert, the broadcast, then the kernel's dtypes (floating only,
   "mse_cpu": integers and complex refused, not computed).
+- fake_quantize_* (the cachemask kernels, the learnable ones), quantize_per_channel,
+  _make_per_tensor / _make_per_channel_quantized_tensor with any meta argument: upstream has no Meta
+  kernel, before any argument check (the composites name the kernel they reach).
 """
 from harness import cases
 from harness.autograd import ERR
@@ -94,4 +97,15 @@ cases("fuzz_rtother2", {
                        "(torch.ones(2, 3, dtype=torch.uint16), torch.ones(2, 3, dtype=torch.uint16), 1)]], "
                        "err(lambda: torch.ops.aten.mse_loss.out(x.long(), x.long(), 1, out=torch.ones((), dtype=torch.int8))), "
                        "M(x.long(), x, 1), M(x.half(), x.half(), 2), torch.nn.functional.mse_loss(x, x.flip(0))",
+    "quant_meta_no_kernel": "A = torch.ops.aten; m = torch.ones(2, 3, device='meta'); m1 = torch.ones(3, device='meta'); "
+                            "z1 = torch.zeros(3, dtype=torch.int32); s1 = torch.ones(3); "
+                            "[err(f) for f in [lambda: A.fake_quantize_per_tensor_affine(m, 2., -3, 1, 1), lambda: A.fake_quantize_per_tensor_affine(m, 1., 0, 0, 255), "
+                            "lambda: A.fake_quantize_per_tensor_affine_cachemask(m, 1., 0, 5, 1), "
+                            "lambda: A.fake_quantize_per_tensor_affine.tensor_qparams(m, torch.tensor(1.), torch.tensor(0), 0, 255), "
+                            "lambda: A._fake_quantize_per_tensor_affine_cachemask_tensor_qparams(x, torch.tensor(1.), torch.tensor(0), m, 1, 1), "
+                            "lambda: A.fake_quantize_per_channel_affine(x, x, m, 1, 1, 1), lambda: A.fake_quantize_per_channel_affine_cachemask(m, s1, z1, -1, 1, 1), "
+                            "lambda: A._fake_quantize_learnable_per_tensor_affine(m, torch.tensor([1.]), torch.tensor([0.]), -1, 1), "
+                            "lambda: A._fake_quantize_learnable_per_channel_affine(x, m1, s1, 1, 0, 255), lambda: A._make_per_tensor_quantized_tensor(m, 0., 1), "
+                            "lambda: A._make_per_channel_quantized_tensor(m, s1, z1, 2), lambda: A.quantize_per_channel(m, x, x, -33, torch.quint8)]], "
+                            "A.fake_quantize_per_tensor_affine(x, 0.1, 0, 0, 255), A.fake_quantize_per_channel_affine(x, s1, z1, 1, 0, 255)",
 }, setup=SETUP)
