@@ -37,13 +37,13 @@ static PyObject *mse_squared(tn_value *a, int64_t red, PyObject *out) {
     tn_dtype ct = tn_result_type(2, a);
     if (ct == TN_DTYPE_UNDEFINED) return NULL;
     if (out && !tn_can_cast(ct, tn_tensor_of(out)->dtype)) return tn_cast_error(ct, tn_tensor_of(out)->dtype);
-    /* the reduction's assert, the iterator's broadcast, then the kernel's dtypes (floating only: "mse_cpu"),
+    /* the iterator's broadcast, the reduction's assert, then the kernel's dtypes (floating only: "mse_cpu"),
      * measured */
-    if (reduction_assert(red, 97) < 0) return NULL;
     const tn_tensor *ts[2] = {TN_T(a[0]), TN_T(a[1])};
     int nd;
     int64_t shape[TN_MAX_DIMS];
     if (tn_broadcast_tensors_shape(2, ts, &nd, shape) < 0) return NULL;
+    if (reduction_assert(red, 97) < 0) return NULL;
     if (!tn_nn_float(ct)) return tn_kernel_missing("mse_cpu", ct);
     PyObject *s = tn_as_dtype(a[0].u.obj, ct, false), *t = s ? tn_as_dtype(a[1].u.obj, ct, false) : NULL;
     PyObject *d = t ? tn_at_sub_Tensor(s, t, TN_SDEF) : NULL;

@@ -20,7 +20,7 @@ types"). Exception types and messages compared.
   "continuous distribution" check, an empty tensor returns, then the kernel's dispatch refuses it.
 - _to_sparse / _to_sparse_csr / csc / bsr / bsc of a dense meta tensor: upstream has no Meta kernel
   (whatever the other arguments); a sparse meta tensor converts.
-- mse_loss: the reduction's internal assert, the broadcast, then the kernel's dtypes (floating only,
+- mse_loss: the broadcast, the reduction's internal assert, then the kernel's dtypes (floating only,
   "mse_cpu": integers and complex refused, not computed).
 - fake_quantize_* (the cachemask kernels, the learnable ones), quantize_per_channel,
   _make_per_tensor / _make_per_channel_quantized_tensor with any meta argument: upstream has no Meta
@@ -93,7 +93,7 @@ cases("fuzz_rtother2", {
                             "lambda: torch.ops.aten._to_sparse_bsr(m, [1, 1], dense_dim=-1)]], x.to_sparse().to_dense(), x.to_sparse_csr().to_dense()",
     "mse_loss_dtypes": "M = torch.ops.aten.mse_loss; "
                        "[err(lambda: M(*a)) for a in [(x.short(), x.short(), 1), (x.long(), x.long(), 0), (x.byte(), x.byte(), 2), (x.to(torch.complex64), x, 1), "
-                       "(x.long(), torch.tensor([], dtype=torch.long), 1), (x.bool(), x.bool(), 5), (x.bool(), x.bool(), 0), (x, x, 5), "
+                       "(x.long(), torch.tensor([], dtype=torch.long), 1), (x.bool(), torch.ones(3, 3, dtype=torch.bool), 5), (x.bool(), x.bool(), 5), (x.bool(), x.bool(), 0), (x, x, 5), "
                        "(torch.ones(2, 3, dtype=torch.uint16), torch.ones(2, 3, dtype=torch.uint16), 1)]], "
                        "err(lambda: torch.ops.aten.mse_loss.out(x.long(), x.long(), 1, out=torch.ones((), dtype=torch.int8))), "
                        "M(x.long(), x, 1), M(x.half(), x.half(), 2), torch.nn.functional.mse_loss(x, x.flip(0))",
