@@ -35,18 +35,9 @@ PyObject *tn_op_mul_out(tn_value *a) { return tn_binary(TN_BINARY_MUL, "mul", &a
 
 /* div with rounding_mode: None (true division), "trunc", "floor" */
 static PyObject *div_mode(tn_value *a, const tn_value *mode, PyObject *out, bool inplace) {
-    tn_binary_op op = TN_BINARY_DIV;
-    if (mode && mode->tag == TN_V_STR) {
-        const char *m = PyUnicode_AsUTF8AndSize(mode->u.obj, NULL);
-        if (!m) return NULL;
-        if (!strcmp(m, "trunc")) op = TN_BINARY_DIV_TRUNC;
-        else if (!strcmp(m, "floor")) op = TN_BINARY_DIV_FLOOR;
-        else {
-            PyErr_Format(PyExc_RuntimeError,
-                         "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '%s'", m);
-            return NULL;
-        }
-    }
+    int m = tn_div_rounding_mode(mode, true);
+    if (m < 0) return NULL;
+    tn_binary_op op = m == 1 ? TN_BINARY_DIV_TRUNC : m == 2 ? TN_BINARY_DIV_FLOOR : TN_BINARY_DIV;
     return tn_binary(op, "div", &a[0], &a[1], out, inplace, NULL);
 }
 

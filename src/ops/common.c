@@ -891,6 +891,19 @@ PyObject *tn_kernel_missing_cpu(const char *name, tn_dtype dt) {
     return NULL;
 }
 
+int tn_div_rounding_mode(const tn_value *mode, bool meta_ref) {
+    if (!mode || mode->tag != TN_V_STR) return 0;
+    const char *m = PyUnicode_AsUTF8AndSize(mode->u.obj, NULL);
+    if (!m) return -1;
+    if (!strcmp(m, "trunc")) return 1;
+    if (!strcmp(m, "floor")) return 2;
+    if (meta_ref && tn_door_on_meta())
+        PyErr_Format(PyExc_ValueError, "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found %s.", m);
+    else
+        PyErr_Format(PyExc_RuntimeError, "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '%s'", m);
+    return -1;
+}
+
 PyObject *tn_meta_no_kernel(const char *op) {
     PyErr_Format(PyExc_NotImplementedError,
                  "aten::%s: attempted to run this operator with Meta tensors, but there was no fake impl or Meta "

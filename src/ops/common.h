@@ -50,6 +50,11 @@ int tn_dims_mask(const tn_tensor *t, const tn_value *dv, bool empty_all, uint64_
  * (aten::<op>: attempted to run this operator with Meta tensors, ...); NULL */
 PyObject *tn_meta_no_kernel(const char *op);
 
+/* div's rounding_mode (None, "trunc", "floor"): 0 / 1 / 2, or -1 with upstream's error for another
+ * string: RuntimeError, or on meta when `meta_ref` (upstream's Python reference checks it first)
+ * ValueError. */
+int tn_div_rounding_mode(const tn_value *mode, bool meta_ref);
+
 /* The C++ type name upstream's messages print for a dtype ("float", "long int", "c10::Half"). */
 const char *tn_dtype_cxx_name(tn_dtype d);
 

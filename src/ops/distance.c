@@ -176,6 +176,14 @@ PyObject *tn_op__cdist_backward(tn_value *a) {
         if (r) memset(tn_data(tn_tensor_of(r)), 0, (size_t)tn_numel(t1) * tn_dtype_itemsize(t1->dtype));
         return r;
     }
+    /* the dtypes (upstream's dispatch, then its kernel's reads) come before anything reads grad or cdist */
+    tn_dtype dt = t1->dtype;
+    if (dt != TN_DTYPE_F32 && dt != TN_DTYPE_F64) return tn_kernel_missing("cdist_backward", dt);
+    if (t2->dtype != dt || TN_T(a[0])->dtype != dt || TN_T(a[4])->dtype != dt) {
+        PyErr_Format(PyExc_RuntimeError, "expected scalar type %s but found %s", tn_dtype_cpp_name(dt),
+                     tn_dtype_cpp_name(t2->dtype != dt ? t2->dtype : TN_T(a[0])->dtype != dt ? TN_T(a[0])->dtype : TN_T(a[4])->dtype));
+        return NULL;
+    }
     /* the kernel reads B * r1 * r2 elements of each (upstream 2.13 does not check and crashes) */
     for (int k = 0; k < 2; k++) {
         const tn_tensor *t = TN_T(a[k ? 4 : 0]);
@@ -195,13 +203,6 @@ PyObject *tn_op__cdist_backward(tn_value *a) {
     }
     if (!tn_is_contiguous(TN_T(a[0]))) {
         PyErr_SetString(PyExc_RuntimeError, "_cdist_backward requires grad to be contiguous");
-        return NULL;
-    }
-    tn_dtype dt = t1->dtype;
-    if (dt != TN_DTYPE_F32 && dt != TN_DTYPE_F64) return tn_kernel_missing("cdist_backward", dt);
-    if (t2->dtype != dt || TN_T(a[0])->dtype != dt || TN_T(a[4])->dtype != dt) {
-        PyErr_Format(PyExc_RuntimeError, "expected scalar type %s but found %s", tn_dtype_cpp_name(dt),
-                     tn_dtype_cpp_name(t2->dtype != dt ? t2->dtype : TN_T(a[0])->dtype != dt ? TN_T(a[0])->dtype : TN_T(a[4])->dtype));
         return NULL;
     }
     PyObject *c1 = expand_contig(x1, nbd, bs), *c2 = c1 ? expand_contig(x2, nbd, bs) : NULL;

@@ -472,11 +472,12 @@ done:
  * padding_idx) */
 PyObject *tn_op__embedding_bag_per_sample_weights_backward(tn_value *a) {
     const tn_tensor *gt = TN_T(a[0]), *w = TN_T(a[1]), *it = TN_T(a[2]), *ot = TN_T(a[3]);
+    /* upstream dispatches on grad's dtype before its mode check (measured) */
+    if (!tn_nn_float(gt->dtype)) return tn_kernel_missing("_embedding_bag_per_sample_weights_backward_cpu", gt->dtype);
     if (a[5].u.i != 0) {
         PyErr_SetString(PyExc_RuntimeError, "embedding_bag_backward: per_sample_weights only supported for mode='sum'");
         return NULL;
     }
-    if (!tn_nn_float(gt->dtype)) return tn_kernel_missing("_embedding_bag_per_sample_weights_backward_cpu", gt->dtype);
     tn_dtype xt = tn_promote_types(ot->dtype, it->dtype);
     tn_tensor fi = *it;
     fi.dtype = xt;

@@ -128,6 +128,7 @@ static PyObject *cachemask(PyObject *self, double scale, int64_t zp, int64_t qmi
 
 /* fake_quantize_per_tensor_affine_cachemask(self, float scale, int zero_point, int quant_min, int quant_max) */
 PyObject *tn_op_fake_quantize_per_tensor_affine_cachemask(tn_value *a) {
+    if (tn_door_on_meta()) return tn_meta_no_kernel("fake_quantize_per_tensor_affine_cachemask"); /* upstream has no Meta kernel */
     return cachemask(a[0].u.obj, a[1].u.f, a[2].u.i, a[3].u.i, a[4].u.i);
 }
 
@@ -135,6 +136,7 @@ PyObject *tn_op_fake_quantize_per_tensor_affine_cachemask(tn_value *a) {
  * fake_quant_enabled, quant_min, quant_max): the qparams read with .item() (zero point, then
  * scale, then the switch: the order upstream's compiled call evaluates them), no range check */
 PyObject *tn_op__fake_quantize_per_tensor_affine_cachemask_tensor_qparams(tn_value *a) {
+    if (tn_door_on_meta()) return tn_meta_no_kernel("_fake_quantize_per_tensor_affine_cachemask_tensor_qparams"); /* upstream has no Meta kernel */
     if (a[4].u.i > a[5].u.i) return tn_fq_error(QMIN_MAX_MSG);
     tn_value zp, sc, on;
     if (tn_fq_item(a[2].u.obj, &zp) < 0 || tn_fq_item(a[1].u.obj, &sc) < 0 || tn_fq_item(a[3].u.obj, &on) < 0) return NULL;
@@ -236,6 +238,7 @@ static PyObject *channel_cachemask(PyObject *self, PyObject *scale, PyObject *zp
 
 /* fake_quantize_per_channel_affine_cachemask(self, scale, zero_point, axis, quant_min, quant_max) */
 PyObject *tn_op_fake_quantize_per_channel_affine_cachemask(tn_value *a) {
+    if (tn_door_on_meta()) return tn_meta_no_kernel("fake_quantize_per_channel_affine_cachemask"); /* upstream has no Meta kernel */
     return channel_cachemask(a[0].u.obj, a[1].u.obj, a[2].u.obj, a[3].u.i, a[4].u.i, a[5].u.i);
 }
 /* fake_quantize_per_channel_affine: the cachemask op's output */
@@ -249,6 +252,7 @@ PyObject *tn_op_fake_quantize_per_channel_affine(tn_value *a) {
 /* _fake_quantize_learnable_per_tensor_affine(self, scale, zero_point, quant_min, quant_max,
  * grad_factor): scale[0], zero_point[0] rounded (nearbyint) and clamped, then the cachemask op */
 PyObject *tn_op__fake_quantize_learnable_per_tensor_affine(tn_value *a) {
+    if (tn_door_on_meta()) return tn_meta_no_kernel("_fake_quantize_learnable_per_tensor_affine"); /* upstream has no Meta kernel */
     tn_value sc, zp;
     if (first_item(a[1].u.obj, &sc) < 0 || first_item(a[2].u.obj, &zp) < 0) return NULL;
     float zf = nearbyintf((float)tn_fq_num_f(&zp));
@@ -342,6 +346,7 @@ static PyObject *rounded_zp(PyObject *zp, int64_t qmin, int64_t qmax) {
 /* _fake_quantize_learnable_per_channel_affine(self, scale, zero_point, axis, quant_min, quant_max,
  * grad_factor): the zero points rounded, clamped and made int32, then the per-channel cachemask op */
 PyObject *tn_op__fake_quantize_learnable_per_channel_affine(tn_value *a) {
+    if (tn_door_on_meta()) return tn_meta_no_kernel("_fake_quantize_learnable_per_channel_affine"); /* upstream has no Meta kernel */
     PyObject *zr = rounded_zp(a[2].u.obj, a[4].u.i, a[5].u.i);
     PyObject *zi = zr ? tn_fq_to_dtype(zr, TN_DTYPE_I32) : NULL;
     Py_XDECREF(zr);

@@ -37,13 +37,19 @@ static PyObject *mse_squared(tn_value *a, int64_t red, PyObject *out) {
     tn_dtype ct = tn_result_type(2, a);
     if (ct == TN_DTYPE_UNDEFINED) return NULL;
     if (out && !tn_can_cast(ct, tn_tensor_of(out)->dtype)) return tn_cast_error(ct, tn_tensor_of(out)->dtype);
-    if (ct == TN_DTYPE_BOOL) return tn_kernel_missing("mse_cpu", ct);
+    /* the iterator's broadcast, the reduction's assert, then the kernel's dtypes (floating only: "mse_cpu"),
+     * measured */
+    const tn_tensor *ts[2] = {TN_T(a[0]), TN_T(a[1])};
+    int nd;
+    int64_t shape[TN_MAX_DIMS];
+    if (tn_broadcast_tensors_shape(2, ts, &nd, shape) < 0) return NULL;
+    if (reduction_assert(red, 97) < 0) return NULL;
+    if (!tn_nn_float(ct)) return tn_kernel_missing("mse_cpu", ct);
     PyObject *s = tn_as_dtype(a[0].u.obj, ct, false), *t = s ? tn_as_dtype(a[1].u.obj, ct, false) : NULL;
     PyObject *d = t ? tn_at_sub_Tensor(s, t, TN_SDEF) : NULL;
     Py_XDECREF(s); Py_XDECREF(t);
     PyObject *sq = d ? tn_at_mul_Tensor(d, d) : NULL;
     Py_XDECREF(d);
-    if (sq && reduction_assert(red, 97) < 0) Py_CLEAR(sq);
     return sq;
 }
 
@@ -609,28 +615,79 @@ done:
 PyObject *tn_op_multi_margin_loss_backward(tn_value *a) { return mm_bwd(a, NULL); }
 PyObject *tn_op_multi_margin_loss_backward_grad_input(tn_value *a) { return mm_bwd(a, a[7].u.obj); }
 
-/* multilabel_margin_loss checks: shapes, dtype, target in [-1, dim) */
-static int mlm_prepare(tn_value *x_v, tn_value *t_v, int64_t *nframe, int64_t *dim, PyObject **tc, const char *kname) {
+/* upstream's `t.min().item<int64_t>() >= lo` and `t.max().item<int64_t>() < hi` (t non-empty): min / max refuse
+ * the dtypes without a reduction kernel ("min_all"), a float extremum converts to int64 by truncation, with
+ * item's overflow error for NaN or out of range */
+static int int_range_check(PyObject *to, int64_t lo, int64_t hi, const char *what) {
+    tn_tensor *t = tn_tensor_of(to);
+    if (tn_dtype_is_complex(t->dtype) || !tn_dtype_computable(t->dtype)) {
+        tn_kernel_missing("min_all", t->dtype);
+        return -1;
+    }
+    bool fl = tn_dtype_is_floating(t->dtype);
+    PyObject *c = tn_as_dtype(to, fl ? TN_DTYPE_F64 : TN_DTYPE_I64, true);
+    if (!c) return -1;
+    int64_t n = tn_numel(t), mn = 0, mx = 0;
+    bool over = false;
+    if (fl) {
+        const double *v = (const double *)tn_data(tn_tensor_of(c));
+        double a = v[0], b = v[0];
+        for (int64_t i = 1; i < n; i++) {
+            if (isnan(v[i]) || v[i] < a) a = isnan(a) ? a : v[i];
+            if (isnan(v[i]) || v[i] > b) b = isnan(b) ? b : v[i];
+        }
+        if (!(a >= -9223372036854775808.0 && a < 9223372036854775808.0) ||
+            !(b >= -9223372036854775808.0 && b < 9223372036854775808.0))
+            over = true;
+        else
+            mn = (int64_t)a, mx = (int64_t)b;
+    } else {
+        const int64_t *v = (const int64_t *)tn_data(tn_tensor_of(c));
+        mn = mx = v[0];
+        for (int64_t i = 1; i < n; i++) {
+            if (v[i] < mn) mn = v[i];
+            if (v[i] > mx) mx = v[i];
+        }
+    }
+    Py_DECREF(c);
+    if (over) {
+        PyErr_SetString(PyExc_RuntimeError, "value cannot be converted to type int64_t without overflow");
+        return -1;
+    }
+    if (mn < lo || mx >= hi) {
+        PyErr_Format(PyExc_RuntimeError, "%s is out of range", what);
+        return -1;
+    }
+    return 0;
+}
+
+/* multilabel_margin_loss checks in upstream's order: shapes (and is_target's, when given); then, for a non-empty
+ * input, target in [-1, dim) over target's own dtype and the input's dtype (kname). Returns 1 for an empty input,
+ * which upstream returns without reading anything; the caller checks the target's dtype (int64) after. */
+static int mlm_prepare(tn_value *x_v, tn_value *t_v, const tn_tensor *it, int64_t *nframe, int64_t *dim,
+                       const char *kname, const char *targ) {
     tn_tensor *x = TN_T(*x_v), *t = TN_T(*t_v);
     if (margin_shape(x, nframe, dim) < 0) return -1;
     bool ok = x->ndim <= 1 ? (t->ndim <= 1 && tn_numel(t) == *dim)
                            : (t->ndim == 2 && t->sizes[0] == *nframe && t->sizes[1] == *dim);
+    char s1[256], s2[256];
     if (!ok) {
-        char s1[256], s2[256];
         tn_shape_str(s1, sizeof s1, t->ndim, t->sizes);
         tn_shape_str(s2, sizeof s2, x->ndim, x->sizes);
         PyErr_Format(PyExc_RuntimeError, "inconsistent target size: %s for input of size: %s", s1, s2);
         return -1;
     }
-    if (!(*tc = long_target(t_v->u.obj))) return -1;
-    const int64_t *tp = (const int64_t *)tn_data(tn_tensor_of(*tc));
-    for (int64_t i = 0; i < tn_numel(t); i++)
-        if (tp[i] < -1 || tp[i] >= *dim) {
-            PyErr_SetString(PyExc_RuntimeError, "argument #2 'target' is out of range");
-            Py_CLEAR(*tc);
-            return -1;
-        }
-    if (x->dtype != TN_DTYPE_F32 && x->dtype != TN_DTYPE_F64) { Py_CLEAR(*tc); tn_kernel_missing(kname, x->dtype); return -1; }
+    if (it && !same_shape(it, t->ndim, t->sizes)) {
+        tn_shape_str(s1, sizeof s1, t->ndim, t->sizes);
+        tn_shape_str(s2, sizeof s2, it->ndim, it->sizes);
+        PyErr_Format(PyExc_RuntimeError, "Expected tensor for %s to have same size as tensor for argument #5 'is_target'; "
+                     "but %s does not equal %s (while checking arguments for multilabel_margin_loss_backward_cpu_template)",
+                     targ, s1, s2);
+        return -1;
+    }
+    if (tn_numel(x) == 0) return 1;
+    if (int_range_check(t_v->u.obj, -1, *dim, targ) < 0) return -1;
+    if (x->dtype != TN_DTYPE_F32 && x->dtype != TN_DTYPE_F64) { tn_kernel_missing(kname, x->dtype); return -1; }
     return 0;
 }
 
@@ -639,15 +696,23 @@ static PyObject *mlm_fwd(tn_value *a, PyObject *oo, PyObject *io) {
     tn_tensor *x = TN_T(a[0]), *t = TN_T(a[1]);
     int64_t nframe, dim;
     PyObject *tc = NULL, *xc = NULL, *out = NULL, *ist = NULL, *ret = NULL;
-    if (mlm_prepare(&a[0], &a[1], &nframe, &dim, &tc, "multilabel_margin_loss_forward_out_frame") < 0) return NULL;
+    int empty = mlm_prepare(&a[0], &a[1], NULL, &nframe, &dim, "multilabel_margin_loss_forward_out_frame",
+                            "argument #2 'target'");
+    if (empty < 0 || (!empty && !(tc = long_target(a[1].u.obj)))) return NULL;
     int64_t red = a[2].u.i;
     bool per_frame = !(red != 0 || t->ndim <= 1);
     int64_t osz[1] = {nframe};
-    if (!(xc = tn_as_dtype(a[0].u.obj, x->dtype, true))) goto done;
     if (!(out = tn_tensor_new_empty(per_frame ? 1 : 0, osz, x->dtype, TN_DEVICE_CPU))) goto done;
     if (!(ist = tn_tensor_new_empty(t->ndim, t->sizes, x->dtype, TN_DEVICE_CPU))) goto done;
-    tn_multilabel_margin_forward(x->dtype, tn_data(tn_tensor_of(xc)), (const int64_t *)tn_data(tn_tensor_of(tc)), nframe,
-                                 dim, per_frame, red == 1, tn_data(tn_tensor_of(out)), tn_data(tn_tensor_of(ist)));
+    if (!empty) {
+        if (!(xc = tn_as_dtype(a[0].u.obj, x->dtype, true))) goto done;
+        tn_multilabel_margin_forward(x->dtype, tn_data(tn_tensor_of(xc)), (const int64_t *)tn_data(tn_tensor_of(tc)),
+                                     nframe, dim, per_frame, red == 1, tn_data(tn_tensor_of(out)),
+                                     tn_data(tn_tensor_of(ist)));
+    } else { /* upstream returns the resized output unwritten and is_target zeroed */
+        memset(tn_data(tn_tensor_of(out)), 0, (size_t)(per_frame ? nframe : 1) * tn_dtype_itemsize(x->dtype));
+        memset(tn_data(tn_tensor_of(ist)), 0, (size_t)tn_numel(t) * tn_dtype_itemsize(x->dtype));
+    }
     if (oo) {
         out = tn_out_deliver(out, oo, "multilabel_margin_loss_forward");
         ist = tn_out_deliver(ist, io, "multilabel_margin_loss_forward");
@@ -663,29 +728,49 @@ done:
 PyObject *tn_op_multilabel_margin_loss_forward(tn_value *a) { return mlm_fwd(a, NULL, NULL); }
 PyObject *tn_op_multilabel_margin_loss_forward_output(tn_value *a) { return mlm_fwd(a, a[3].u.obj, a[4].u.obj); }
 
-/* multilabel_margin_loss_backward(grad_output, self, target, reduction, is_target) */
+/* multilabel_margin_loss_backward(grad_output, self, target, reduction, is_target), upstream's order: the shapes,
+ * an empty input (zeros), target's range, self's dtype, is_target in [0, 1] (as self's dtype), target's dtype,
+ * is_target's, then grad_output: with a reduction (or 0-dim) upstream reads its first element whatever its shape
+ * (we refuse an empty one rather than read past it), else a [nframe] vector. */
 static PyObject *mlm_bwd(tn_value *a, PyObject *out) {
     tn_tensor *g = TN_T(a[0]), *x = TN_T(a[1]), *it = TN_T(a[4]);
     int64_t nframe, dim;
     PyObject *tc = NULL, *xc = NULL, *gc = NULL, *ic = NULL, *res = NULL;
-    if (mlm_prepare(&a[1], &a[2], &nframe, &dim, &tc, "multilabel_margin_loss_backward_out_frame") < 0) return NULL;
+    if (tn_door_on_meta() || (out && tn_tensor_of(out)->storage->device == TN_DEVICE_META)) /* no Meta kernel upstream */
+        return tn_meta_no_kernel(out ? "multilabel_margin_loss_backward.grad_input" : "multilabel_margin_loss_backward");
+    int empty = mlm_prepare(&a[1], &a[2], it, &nframe, &dim, "multilabel_margin_loss_backward_out_frame",
+                            "argument #3 'target'");
+    if (empty < 0) return NULL;
+    if (empty) {
+        if ((res = tn_tensor_new_empty(x->ndim, x->sizes, x->dtype, TN_DEVICE_CPU)))
+            res = tn_out_deliver(res, out, "multilabel_margin_loss_backward");
+        return res;
+    }
+    if (tn_dtype_is_complex(it->dtype) || !tn_dtype_computable(it->dtype)) return tn_kernel_missing("min_all", it->dtype);
+    if (!(ic = tn_as_dtype(a[4].u.obj, x->dtype, true))) goto done;
+    for (int64_t i = 0, n = tn_numel(it); i < n; i++) {
+        double v = x->dtype == TN_DTYPE_F32 ? ((const float *)tn_data(tn_tensor_of(ic)))[i]
+                                            : ((const double *)tn_data(tn_tensor_of(ic)))[i];
+        if (!(v >= 0 && v <= 1)) {
+            PyErr_SetString(PyExc_RuntimeError, "argument #5 'is_target' is out of range");
+            goto done;
+        }
+    }
+    if (!(tc = long_target(a[2].u.obj)) || scalar_type_check(x->dtype, it->dtype) < 0) goto done;
     int64_t red = a[3].u.i;
     bool per_frame = !(red != 0 || g->ndim == 0);
-    if (!same_shape(it, TN_T(a[2])->ndim, TN_T(a[2])->sizes)) {
-        PyErr_SetString(PyExc_RuntimeError, "torchnative: multilabel_margin_loss_backward: is_target must have the target's shape");
+    if (per_frame && !(g->ndim == 1 && g->sizes[0] == nframe)) {
+        PyErr_Format(PyExc_RuntimeError, "Expected a tensor of dimension 1 and tensor.size[0] == %lld but got: dimension %d "
+                     "and tensor.size[0] = %lld", (long long)nframe, g->ndim, (long long)(g->ndim ? g->sizes[0] : 0));
         goto done;
     }
-    if ((per_frame && tn_numel(g) != nframe) || (!per_frame && tn_numel(g) != 1)) {
-        char s[256];
-        tn_shape_str(s, sizeof s, g->ndim, g->sizes);
-        PyErr_Format(PyExc_RuntimeError, "torchnative: multilabel_margin_loss_backward: grad_output of shape %s does not fit "
-                     "%lld frames", s, (long long)nframe);
+    if (scalar_type_check(x->dtype, g->dtype) < 0) goto done;
+    if (tn_numel(g) == 0) {
+        PyErr_SetString(PyExc_RuntimeError, "torchnative: multilabel_margin_loss_backward: grad_output is empty "
+                        "(upstream reads its first element)");
         goto done;
     }
-    if (scalar_type_check(x->dtype, g->dtype) < 0 || scalar_type_check(x->dtype, it->dtype) < 0) goto done;
-    if (!(xc = tn_as_dtype(a[1].u.obj, x->dtype, true)) || !(gc = tn_as_dtype(a[0].u.obj, x->dtype, true)) ||
-        !(ic = tn_as_dtype(a[4].u.obj, x->dtype, true)))
-        goto done;
+    if (!(xc = tn_as_dtype(a[1].u.obj, x->dtype, true)) || !(gc = tn_as_dtype(a[0].u.obj, x->dtype, true))) goto done;
     if (!(res = tn_tensor_new_empty(x->ndim, x->sizes, x->dtype, TN_DEVICE_CPU))) goto done;
     tn_multilabel_margin_backward(x->dtype, tn_data(tn_tensor_of(gc)), per_frame, tn_data(tn_tensor_of(xc)),
                                   (const int64_t *)tn_data(tn_tensor_of(tc)), tn_data(tn_tensor_of(ic)), nframe, dim,

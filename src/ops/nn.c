@@ -287,8 +287,11 @@ static PyObject *rms_norm_impl(tn_value *a, bool fused) {
     PyObject *self = a[0].u.obj;
     tn_tensor *x = tn_tensor_of(self);
     int64_t M, N;
+    bool cplx = x->dtype == TN_DTYPE_C64 || x->dtype == TN_DTYPE_C128;
+    /* the fused kernel dispatches on the input's dtype first (it checks no shape: ours are guards) */
+    if (fused && !cplx && !tn_nn_float(x->dtype)) return tn_kernel_missing("rms_norm", x->dtype);
     if (norm_check(x, &a[1], &a[2], NULL, true, &M, &N) < 0) return NULL;
-    if (x->dtype == TN_DTYPE_C64 || x->dtype == TN_DTYPE_C128) return rms_norm_complex(a, fused);
+    if (cplx) return rms_norm_complex(a, fused);
     if (!tn_nn_float(x->dtype)) return tn_kernel_missing("rms_norm", x->dtype);
     if (a[2].tag == TN_V_TENSOR && !tn_nn_float(TN_T(a[2])->dtype)) return tn_kernel_missing("rms_norm", TN_T(a[2])->dtype);
     tn_dtype ct = tn_nn_compute(x->dtype);

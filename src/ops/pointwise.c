@@ -782,18 +782,12 @@ DEF(multiply__Scalar, b_ts(&bs_mul, a, NULL, true))
 
 /* divide with rounding_mode (None, 'trunc', 'floor'); `scalar`: other is a number */
 static PyObject *divide_mode(tn_value *a, const tn_value *mode, PyObject *out, bool inplace, bool scalar) {
-    const bspec *s = &bs_truediv;
-    if (mode && mode->tag == TN_V_STR) {
-        const char *m = PyUnicode_AsUTF8AndSize(mode->u.obj, NULL);
-        if (!m) return NULL;
-        if (!strcmp(m, "trunc")) s = &bs_truncdiv;
-        else if (!strcmp(m, "floor")) s = &bs_floordiv;
-        else {
-            PyErr_Format(PyExc_RuntimeError,
-                         "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '%s'", m);
-            return NULL;
-        }
-    }
+    /* divide.out_mode reaches div.out_mode's out wrapper, whose out= device check comes before the
+     * reference's ValueError (measured); the door raises that check after a composite's own, so
+     * this one keeps the RuntimeError there */
+    int m = tn_div_rounding_mode(mode, !out);
+    if (m < 0) return NULL;
+    const bspec *s = m == 1 ? &bs_truncdiv : m == 2 ? &bs_floordiv : &bs_truediv;
     return scalar ? b_ts(s, a, out, inplace) : b_tt(s, a, out, inplace);
 }
 DEF(divide_Tensor, divide_mode(a, NULL, NULL, false, false))
@@ -1016,8 +1010,14 @@ DEF(where_Scalar, where_sc(a, true, true, NULL))
 /* ---------------------------------------------------------------- clamp */
 
 
-static PyObject *clamp_none(void) {
-    PyErr_SetString(PyExc_RuntimeError, "torch.clamp: At least one of 'min' or 'max' must not be None");
+/* on meta upstream's Python reference raises a ValueError; with out= (the door hands the op CPU stand-ins of
+ * every argument then, so a CPU out= cannot be told from a meta one) the RuntimeError stays: clip.out(meta,
+ * out=cpu) reaches clamp.out's out wrapper, whose device check comes first (measured) */
+static PyObject *clamp_none(bool has_out) {
+    if (tn_door_on_meta() && !has_out)
+        PyErr_SetString(PyExc_ValueError, "clamp called but both min and max are none!");
+    else
+        PyErr_SetString(PyExc_RuntimeError, "torch.clamp: At least one of 'min' or 'max' must not be None");
     return NULL;
 }
 static PyObject *clamp_cplx(void) {
@@ -1035,7 +1035,7 @@ static PyObject *clamp_cplx(void) {
 static PyObject *clamp_scalar(tn_value *self, const tn_value *mn, const tn_value *mx, PyObject *out, bool inplace,
                               bool one) {
     bool hl = mn && mn->tag != TN_V_NONE, hh = mx && mx->tag != TN_V_NONE;
-    if (!hl && !hh) return clamp_none();
+    if (!hl && !hh) return clamp_none(out != NULL);
     tn_dtype dt = TN_T(*self)->dtype, ct = dt;
     if (tn_dtype_is_complex(dt)) return clamp_cplx();
     if (one && ((hl ? mn : mx)->tag == TN_V_COMPLEX)) return clamp_cplx();   /* clamp_min / clamp_max's meta */
@@ -1086,7 +1086,7 @@ static PyObject *clamp_scalar(tn_value *self, const tn_value *mn, const tn_value
  * else maximum (a min) or minimum (a max). */
 static PyObject *clamp_tensor(tn_value *self, tn_value *mn, tn_value *mx, PyObject *out, bool inplace, bool one) {
     bool hl = mn && mn->tag != TN_V_NONE, hh = mx && mx->tag != TN_V_NONE;
-    if (!hl && !hh) return clamp_none();
+    if (!hl && !hh) return clamp_none(out != NULL);
     if (!one && tn_dtype_is_complex(TN_T(*self)->dtype)) return clamp_cplx();
     tn_value vals[3];
     const tn_tensor *ts[3];

@@ -225,6 +225,7 @@ static int channel_qparams(const tn_tensor *x, PyObject *scales, PyObject *zps, 
 
 /* quantize_per_channel(self, scales, zero_points, axis, dtype) */
 PyObject *tn_op_quantize_per_channel(tn_value *a) {
+    if (tn_door_on_meta()) return tn_meta_no_kernel("quantize_per_channel"); /* upstream has no Meta kernel */
     PyObject *self = a[0].u.obj;
     const tn_tensor *x = tn_tensor_of(self);
     tn_qparams q = {0};
@@ -339,11 +340,13 @@ static PyObject *from_ints(PyObject *self, const tn_qparams *q, PyObject *mf) {
 }
 
 PyObject *tn_op__make_per_tensor_quantized_tensor(tn_value *a) {
+    if (tn_door_on_meta()) return tn_meta_no_kernel("_make_per_tensor_quantized_tensor"); /* upstream has no Meta kernel */
     tn_qparams q = {QS_PER_TENSOR, a[1].u.f, a[2].u.i, NULL, NULL, 0};
     return from_ints(a[0].u.obj, &q, suggested_format(tn_tensor_of(a[0].u.obj)));   /* measured */
 }
 
 PyObject *tn_op__make_per_channel_quantized_tensor(tn_value *a) {
+    if (tn_door_on_meta()) return tn_meta_no_kernel("_make_per_channel_quantized_tensor"); /* upstream has no Meta kernel */
     tn_qparams q = {0};
     if (channel_qparams(tn_tensor_of(a[0].u.obj), a[1].u.obj, a[2].u.obj, a[3].u.i, &q) < 0) return NULL;
     PyObject *r = from_ints(a[0].u.obj, &q, NULL);   /* contiguous whatever self's layout (measured) */

@@ -366,7 +366,11 @@ static PyObject *sparse_to_sparse_dim(PyObject *self, int64_t sd) {
 }
 
 /* _to_sparse.sparse_dim(self, sparse_dim) */
+/* a dense tensor on meta: upstream has no Meta kernel for the conversions (sparse inputs have theirs) */
+static bool dense_on_meta(PyObject *self) { return tn_door_on_meta() && !SP(self) && !tn_compressed_of(self); }
+
 PyObject *tn_op__to_sparse_sparse_dim(tn_value *a) {
+    if (dense_on_meta(a[0].u.obj)) return tn_meta_no_kernel("_to_sparse.sparse_dim");
     if (tn_compressed_of(a[0].u.obj)) return tn_compressed_to_coo(a[0].u.obj, a[1].u.i);
     return SP(a[0].u.obj) ? sparse_to_sparse_dim(a[0].u.obj, a[1].u.i) : dense_to_sparse(a[0].u.obj, a[1].u.i);
 }
@@ -385,6 +389,7 @@ static int check_coo_layout(const tn_value *layout, const tn_value *blocksize) {
 
 /* _to_sparse(self, *, layout, blocksize, dense_dim): COO, or a compressed layout (sparse_compressed.c) */
 PyObject *tn_op__to_sparse(tn_value *a) {
+    if (dense_on_meta(a[0].u.obj)) return tn_meta_no_kernel("_to_sparse");
     if (compressed_layout(&a[1])) return tn_compressed_to_layout(a[0].u.obj, a[1].u.obj, &a[2], &a[3]);
     if (check_coo_layout(&a[1], &a[2]) < 0) return NULL;
     if (tn_compressed_of(a[0].u.obj)) return tn_compressed_to_coo(a[0].u.obj, -1);

@@ -766,10 +766,12 @@ static PyObject *convert(PyObject *self, int kind, const tn_value *blocksize, co
     return r;
 }
 
-PyObject *tn_op__to_sparse_csr(tn_value *a) { return convert(a[0].u.obj, TN_SPARSE_CSR, NULL, &a[1]); }
-PyObject *tn_op__to_sparse_csc(tn_value *a) { return convert(a[0].u.obj, TN_SPARSE_CSC, NULL, &a[1]); }
-PyObject *tn_op__to_sparse_bsr(tn_value *a) { return convert(a[0].u.obj, TN_SPARSE_BSR, &a[1], &a[2]); }
-PyObject *tn_op__to_sparse_bsc(tn_value *a) { return convert(a[0].u.obj, TN_SPARSE_BSC, &a[1], &a[2]); }
+/* a dense tensor on meta: upstream has no Meta kernel for these (sparse inputs have theirs) */
+#define DENSE_META(op) do { if (tn_door_on_meta() && !((tn_tensor_obj *)a[0].u.obj)->sparse) return tn_meta_no_kernel(op); } while (0)
+PyObject *tn_op__to_sparse_csr(tn_value *a) { DENSE_META("_to_sparse_csr"); return convert(a[0].u.obj, TN_SPARSE_CSR, NULL, &a[1]); }
+PyObject *tn_op__to_sparse_csc(tn_value *a) { DENSE_META("_to_sparse_csc"); return convert(a[0].u.obj, TN_SPARSE_CSC, NULL, &a[1]); }
+PyObject *tn_op__to_sparse_bsr(tn_value *a) { DENSE_META("_to_sparse_bsr"); return convert(a[0].u.obj, TN_SPARSE_BSR, &a[1], &a[2]); }
+PyObject *tn_op__to_sparse_bsc(tn_value *a) { DENSE_META("_to_sparse_bsc"); return convert(a[0].u.obj, TN_SPARSE_BSC, &a[1], &a[2]); }
 
 /* to_sparse_csr / ... (CompositeImplicitAutograd): self in that layout already (a dense_dim or
  * another block size refused, as upstream's _to_sparse_check_arguments), else the conversion */
