@@ -218,10 +218,9 @@ PyObject *tn_op_huber_loss(tn_value *a) {
     double delta = a[3].u.f;
     if (huber_delta(delta) < 0) return NULL;
     tn_tensor *x = TN_T(a[0]);
-    if (binary_out_check(a, out) < 0) return NULL;
     tn_dtype ct = tn_result_type(2, a);
     if (ct == TN_DTYPE_UNDEFINED) return NULL;
-    if (!out && !tn_can_cast(ct, x->dtype)) {
+    if (!tn_can_cast(ct, x->dtype)) {
         tn_cast_error(ct, x->dtype);
         return NULL;
     }
@@ -229,9 +228,8 @@ PyObject *tn_op_huber_loss(tn_value *a) {
     PyObject *ins[2] = {a[0].u.obj, a[1].u.obj};
     /* upstream's iterator resizes loss = empty_like(self) to the broadcast shape */
     PyObject *l = ew_run(TN_LOSS_HUBER, "huber_cpu", ct, &p, 2, ins);
-    tn_dtype ld = out ? tn_tensor_of(out)->dtype : x->dtype;   /* the loss lands in out= itself */
-    if (l && ct != ld) {
-        PyObject *c = tn_as_dtype(l, ld, false);
+    if (l && ct != x->dtype) {
+        PyObject *c = tn_as_dtype(l, x->dtype, false);
         Py_SETREF(l, c);
     }
     return reduce_loss(l, a[2].u.i);
@@ -243,9 +241,8 @@ PyObject *tn_op_huber_loss(tn_value *a) {
 PyObject *tn_op_huber_loss_out(tn_value *a) {
     PyObject *out = a[4].u.obj;
     if (huber_delta(a[3].u.f) < 0) return NULL;
+    if (binary_out_check(a, out) < 0) return NULL;   /* shapes and the cast into out= */
     tn_dtype ct = tn_result_type(2, a);
-    if (ct == TN_DTYPE_UNDEFINED) return NULL;
-    if (!tn_can_cast(ct, tn_tensor_of(out)->dtype)) return tn_cast_error(ct, tn_tensor_of(out)->dtype);
     tn_loss_params p = {a[3].u.f, 0};
     PyObject *ins[2] = {a[0].u.obj, a[1].u.obj};
     PyObject *l = ew_run(TN_LOSS_HUBER, "huber_cpu", ct, &p, 2, ins);
