@@ -532,7 +532,13 @@ done:
 }
 
 static _Thread_local int meta_depth;
+static _Thread_local const meta_map *meta_now;   /* the stand-ins of the innermost meta call */
 bool tn_door_on_meta(void) { return meta_depth > 0; }
+tn_device_type tn_door_arg_device(PyObject *t) {
+    for (int i = 0; meta_now && i < meta_now->n; i++)
+        if (meta_now->cpu[i] == t && is_meta(meta_now->orig[i])) return TN_DEVICE_META;
+    return tn_tensor_of(t)->storage->device;
+}
 
 static PyObject *meta_call(const tn_op_def *d, const tn_schema *s, tn_value *args) {
     meta_map m = {.n = 0, .nkeep = 0, .convert = !strcmp(d->name, "to") || !strcmp(d->name, "type_as")};
@@ -581,7 +587,10 @@ static PyObject *meta_call(const tn_op_def *d, const tn_schema *s, tn_value *arg
         }
     }
     meta_depth++;
+    const meta_map *outer = meta_now;
+    meta_now = &m;
     r = d->fn(local);
+    meta_now = outer;
     meta_depth--;
     if (r && !cpu_result) r = to_meta(r, &m);
 done:

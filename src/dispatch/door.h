@@ -133,6 +133,9 @@ PyObject *tn_door_call(int op, tn_value *args);
 /* True while the door runs an op on CPU stand-ins of meta arguments (this thread): an op whose
  * rule differs on meta (hann_window's dtype check) asks it, since its arguments look like CPU. */
 bool tn_door_on_meta(void);
+/* The device an argument `t` of the op running now had when the call was made: a CPU stand-in
+ * of a meta argument (above) is TN_DEVICE_META, any other tensor its own storage's device. */
+tn_device_type tn_door_arg_device(PyObject *t);
 
 /* Row `row` has a Python Meta kernel `fn` (upstream registers it at import through
  * torch.library.Library("aten", "IMPL", "Meta")): the kernel's kind (a torch._refs reference,

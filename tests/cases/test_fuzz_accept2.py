@@ -1,0 +1,50 @@
+"""More calls of the no-crash corpus ours accepted and upstream refuses (docs/breadth_more2.md "Fuzz
+corpus exception types", "ours ok, upstream RuntimeError" and its neighbours): upstream's checks
+reproduced with its messages, in the op owning each.
+
+- set_: the devices of self and the storage must match (a meta self included); a geometry of self's
+  own sizes (and strides, when given) must fit the storage as it is ("setStorage: ... out of
+  bounds"), another one grows it; set_(tensor, offset, ...) takes a contiguous source's storage
+  from the source's own offset on, whatever its dtype; the stride list's length is checked first.
+- _cummax_helper / _cummin_helper: no Meta kernel; self's dtype dispatched (no unsigned 16/32/64),
+  then values of self's dtype and Long indices, then the dim (a 0-dim self has none).
+- constant_pad_nd fills with fill_'s conversion of value (overflow check; ComplexHalf through
+  complex<float>), unless no pad is positive.
+"""
+from harness import cases
+from harness.autograd import ERR
+
+SETUP = ERR + """
+A = torch.ops.aten
+x = torch.arange(6.).reshape(2, 3)
+st = lambda: torch.arange(6.).untyped_storage()
+M = lambda: torch.empty(2, 3, device="meta")
+"""
+
+cases("fuzz_accept2", {
+    "set_storage_bounds": "[err(g) for g in [lambda: x.clone().set_(st(), 1, [2, 3]), lambda: x.clone().set_(st(), 1, [2, 3], [3, 1]), "
+                          "lambda: torch.ones(7).set_(st(), 1, [7]), lambda: x.clone().set_(st(), 2 ** 31, [2, 3]), "
+                          "lambda: x.clone().set_(torch.UntypedStorage(0), 1, [2, 3]), lambda: x.clone().set_(st(), 0, [2, 3], [1]), "
+                          "lambda: x.clone().t().set_(st(), 1, [2, 3])]], "
+                          "[x.clone().set_(st(), *a).tolist() for a in [(0, [2, 3]), (0, [2, 2]), (1, [2, 2]), (1, [2, 3], [2, 1]), (1, [2, 0])]], "
+                          "x.clone().set_(st(), 3, [2, 3]).untyped_storage().nbytes()",
+    "set_source_tensor": "[err(g) for g in [lambda: x.clone().set_(x.t(), 1, [2, 3]), lambda: x.clone().set_(x.expand(2, 2, 3), 0, [2, 3]), "
+                         "lambda: x.clone().set_(x[1:], 0, [2, 3]), lambda: x.clone().set_(x.long())]], "
+                         "x.clone().set_(x.long(), 1, [2, 3]).shape, x.clone().set_(x.flatten()[2:], 0, [2]).tolist(), "
+                         "A.set_.source_Tensor_storage_offset(x.clone(), torch.arange(6), 0, [3]).dtype",
+    "set_devices": "[err(g) for g in [lambda: M().set_(st(), 0, [2, 3]), lambda: M().set_(x), lambda: x.clone().set_(M()), "
+                   "lambda: A.set_.source_Storage(M(), st()), lambda: x.clone().set_(M(), 0, [2, 3])]], "
+                   "M().set_(torch.empty(6, device='meta').untyped_storage(), 0, [2, 3]).shape",
+    "cummax_helper_checks": "i = torch.zeros(2, 3, dtype=torch.long); "
+                            "[err(lambda: f(*a)) for f in [A._cummax_helper, A._cummin_helper] for a in ["
+                            "(x.bool(), x, i, 0), (x, x.bfloat16(), i, 0), (x, x, i.int(), 0), (x, x.half(), i, 5), "
+                            "(x.to(torch.uint16), x.to(torch.uint16), i, 0), (x.cfloat(), x.half(), i, 0), "
+                            "(torch.tensor(1.), torch.tensor(1.), torch.tensor(1), 0), (torch.tensor(1.), torch.tensor(1.), torch.tensor(1), -3), "
+                            "(M(), x, i, 0), (x, x, M(), 0), (x, x, i, 5)]], "
+                            "[(f(x, v := torch.empty(2, 3), j := i.clone(), 1), v.tolist(), j.tolist())[1:] for f in [A._cummax_helper, A._cummin_helper]]",
+    "constant_pad_value_overflow": "[err(lambda: torch.constant_pad_nd(x.to(dt), p, v)) for dt, p, v in ["
+                                   "(torch.half, [1, 1], 1e308), (torch.half, [1, 1], 1e20), (torch.bfloat16, [1, 1], 1j), (torch.uint8, [1, 1], float('nan')), "
+                                   "(torch.int8, [0, 1], 300), (torch.complex32, [1, 1], 1e20), (torch.complex32, [1, 1], 1e308), "
+                                   "(torch.half, [-1, 0], 1e308), (torch.half, [0, 0], 1e308), (torch.float8_e4m3fn, [1, 1], float('inf'))]], "
+                                   "torch.nn.functional.pad(x.half(), [1, 1], value=2.0).tolist(), err(lambda: torch.nn.functional.pad(x.half(), [1, 0], value=1e10))",
+}, setup=SETUP)
