@@ -15,6 +15,8 @@
 #include "autograd/autograd.h"
 #include "ops/common.h"
 #include "tn_ops_gen.h"
+
+#include <math.h>
 #include "core/random.h"
 #include "kernels/ref/ew_impl.h"
 #include "core/pystate.h"
@@ -617,6 +619,16 @@ static PyObject *rrelu_noise_impl(tn_value *a, PyObject *out, bool inplace) {
     bool training = a[4].u.i != 0;
     if (!training) {   /* leaky_relu with slope (lower + upper) / 2, computed in double */
         double slope = (lower + upper) / 2;
+        if (a[2].tag == TN_V_COMPLEX || a[3].tag == TN_V_COMPLEX) {
+            /* a complex bound makes the slope complex: leaky_relu's own checks, then its conversion */
+            double im = ((a[2].tag == TN_V_COMPLEX ? a[2].u.c.im : 0) + (a[3].tag == TN_V_COMPLEX ? a[3].u.c.im : 0)) / 2;
+            PyObject *cs = PyComplex_FromDoubles(slope, im);
+            if (!cs) return NULL;
+            PyObject *r = inplace ? tn_at_leaky_relu_(self, TN_SO(cs)) : out ? tn_at_leaky_relu_out(self, TN_SO(cs), out)
+                                                                             : tn_at_leaky_relu(self, TN_SO(cs));
+            Py_DECREF(cs);
+            return r;
+        }
         if (inplace) return tn_at_leaky_relu_(self, TN_SD(slope));
         if (out) return tn_at_leaky_relu_out(self, TN_SD(slope), out);   /* upstream's leaky_relu_out: its checks */
         return tn_at_leaky_relu(self, TN_SD(slope));
@@ -626,6 +638,8 @@ static PyObject *rrelu_noise_impl(tn_value *a, PyObject *out, bool inplace) {
         PyErr_Format(PyExc_NotImplementedError, "\"rrelu_with_noise_out_cpu\" not implemented for '%s'", tn_dtype_cpp_name(dt));
         return NULL;
     }
+    /* the training kernel converts lower and upper to its opmath type first */
+    if (tn_check_kernel_scalar(&a[2], dt, true) < 0 || tn_check_kernel_scalar(&a[3], dt, true) < 0) return NULL;
     if (nt->dtype != dt) {
         PyErr_Format(PyExc_RuntimeError, "expected scalar type %s but found %s", tn_dtype_cpp_name(dt), tn_dtype_cpp_name(nt->dtype));
         return NULL;
@@ -659,7 +673,17 @@ PyObject *tn_op_rrelu_with_noise_out(tn_value *a) { return rrelu_noise_impl(a, a
 /* rrelu / rrelu_ (CompositeImplicitAutograd, run by autograd/decomp.c): the bound check, a
  * contiguous empty_like noise, rrelu_with_noise */
 static PyObject *rrelu_comp(tn_value *a, bool inplace) {
+    /* lower.to<double>(), upper.to<double>(), both finite (measured) */
+    if (tn_cr_check_scalar(&a[1], TN_DTYPE_F64) < 0 || tn_cr_check_scalar(&a[2], TN_DTYPE_F64) < 0) return NULL;
     double lower = tn_value_as_double(&a[1]), upper = tn_value_as_double(&a[2]);
+    for (int i = 0; i < 2; i++) {
+        double v = i ? upper : lower;
+        if (!isfinite(v)) {
+            PyErr_Format(PyExc_RuntimeError, "rrelu: %s bound must be finite, got %s", i ? "upper" : "lower",
+                         v != v ? "nan" : v > 0 ? "inf" : "-inf");
+            return NULL;
+        }
+    }
     if (!(lower <= upper)) {
         PyErr_SetString(PyExc_RuntimeError, "Lower bound should be less than or equal to the upper bound");
         return NULL;

@@ -10,6 +10,15 @@ reproduced with its messages, in the op owning each.
   then values of self's dtype and Long indices, then the dim (a 0-dim self has none).
 - constant_pad_nd fills with fill_'s conversion of value (overflow check; ComplexHalf through
   complex<float>), unless no pad is positive.
+- out= dtypes: gather.out, diag.out, aminmax.out, softmax.int_out / log_softmax.int_out (the
+  converted input's dtype) exactly ("Expected out tensor to have dtype ..."), after their dim
+  checks; gather.out's overlap checks on out= as resized; masked_select.out's own dtype check and
+  internal overlap first; conj_physical.out's "Found dtype ... but expected ..." and overlap.
+- Scalar arguments converted by the kernels (overflow check): logit's eps (self's floating dtype,
+  float for integral), softplus's beta / threshold and elu_backward's alpha / scales (opmath),
+  hardshrink's lambd (self's dtype), softshrink's lambd (double, first), hardtanh's integral limits
+  (int64, complex too), rrelu's bounds (double, finite), rrelu_with_noise's (complex: leaky_relu's
+  complex slope; training: opmath); uniform_'s from / to within the dtype's range and to - from.
 """
 from harness import cases
 from harness.autograd import ERR
@@ -47,4 +56,30 @@ cases("fuzz_accept2", {
                                    "(torch.int8, [0, 1], 300), (torch.complex32, [1, 1], 1e20), (torch.complex32, [1, 1], 1e308), "
                                    "(torch.half, [-1, 0], 1e308), (torch.half, [0, 0], 1e308), (torch.float8_e4m3fn, [1, 1], float('inf'))]], "
                                    "torch.nn.functional.pad(x.half(), [1, 1], value=2.0).tolist(), err(lambda: torch.nn.functional.pad(x.half(), [1, 0], value=1e10))",
+    "out_dtype_exact": "i = torch.zeros(2, 3, dtype=torch.long); H = lambda *s: torch.empty(*(s or (2, 3)), dtype=torch.half); "
+                       "[err(g) for g in [lambda: A.gather.out(x, 0, i, out=H()), lambda: A.gather.out(x, 5, i, out=H()), lambda: A.gather.out(x, 0, i.float(), out=H()), "
+                       "lambda: A.gather.out(x, 0, i + 5, out=H()), lambda: A.gather.out(x.bool(), 0, i, out=x.clone()), lambda: A.gather.out(x, 0, i, out=x), "
+                       "lambda: A.gather.out(x, 0, i, out=torch.tensor(1.).expand(2, 3)), "
+                       "lambda: A.diag.out(x, out=H()), lambda: A.diag.out(x[0], out=H()), lambda: A.diag.out(x.to(torch.uint16), out=H()), lambda: A.diag.out(torch.ones(2, 2, 2), out=H()), "
+                       "lambda: A.aminmax.out(x, min=H(), max=x.clone()), lambda: A.aminmax.out(x, min=x.clone(), max=H()), lambda: A.aminmax.out(x.cfloat(), min=H(), max=x.clone()), "
+                       "lambda: A.aminmax.out(x, dim=5, min=H(), max=x.clone()), "
+                       "lambda: A.softmax.int_out(x.half(), 0, out=x.clone()), lambda: A.softmax.int_out(x, 0, dtype=torch.half, out=x.clone()), "
+                       "lambda: A.log_softmax.int_out(x.long(), 0, out=x.clone()), lambda: A.softmax.int_out(x.half(), 5, out=x.clone()), "
+                       "lambda: A.masked_select.out(x.half(), x, out=x.clone()), lambda: A.masked_select.out(x.half(), x > 2, out=x.clone()), "
+                       "lambda: A.masked_select.out(x, x > 2, out=torch.tensor(1.).expand(3)), "
+                       "lambda: A.conj_physical.out(x.long(), out=x.clone()), lambda: A.conj_physical.out(x.cfloat(), out=x.clone()), "
+                       "lambda: A.conj_physical.out(x, out=x.expand(2, 2, 3)[0])]], "
+                       "A.gather.out(x, 0, i, out=torch.tensor(1.).expand(3)).tolist(), A.masked_select.out(x, x > 2, out=torch.empty(0)).tolist(), "
+                       "A.softmax.int_out(x, 0, dtype=torch.double, out=x.double()).dtype",
+    "kernel_scalar_overflow": "[err(g) for g in [lambda: torch.logit(x.half(), 1e20), lambda: torch.logit(x.long(), 1e39), lambda: torch.logit(x, 1e39, out=x.half()), "
+                              "lambda: A.softplus(x.half(), 1e20), lambda: A.softplus(x.half(), 1, 1e39), lambda: A.softplus(x.long(), 1e39), "
+                              "lambda: A.hardshrink(x.half(), 1e20), lambda: A.hardshrink(x.long(), 1e39), lambda: A.softshrink(x, 1j), lambda: A.softshrink(x.long(), 1j), "
+                              "lambda: A.hardtanh(x.long(), 1j), lambda: A.hardtanh(x.long(), 1e300), "
+                              "lambda: A.elu_backward(x.half(), 1e39, 1, 1, False, x.half()), "
+                              "lambda: A.rrelu(x.half(), 1j), lambda: A.rrelu(x, float('-inf')), lambda: A.rrelu(x, 0.1, float('inf')), lambda: A.rrelu(x, float('nan')), "
+                              "lambda: A.rrelu(x.long(), 1j), lambda: A.rrelu_with_noise(x.half(), x, 1j), lambda: A.rrelu_with_noise(x.half(), x, 0.1, 1e39), "
+                              "lambda: A.rrelu_with_noise(x.long(), x, 1j), lambda: A.rrelu_with_noise(x, x, 0.1, 1e39, True), "
+                              "lambda: x.cfloat().uniform_(float('nan')), lambda: x.half().uniform_(-1e6), lambda: x.clone().uniform_(0, float('inf')), "
+                              "lambda: x.clone().uniform_(-3e38, 3e38), lambda: x.half().uniform_(-60000, 60000), lambda: x.double().uniform_(5, 1)]], "
+                              "A.softplus(x.half(), 1e20).dtype, A.rrelu_with_noise(x.double(), x.double(), 0.1, 1e300).dtype, x.half().uniform_(-30000, 30000).dtype",
 }, setup=SETUP)
