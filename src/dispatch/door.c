@@ -315,6 +315,11 @@ void tn_door_mark_py_meta(int row, PyObject *fn) {
     PyObject *qn = fn && !(f & (PYM_REFS | PYM_DECOMP)) ? PyObject_GetAttrString(fn, "__qualname__") : NULL;
     const char *qs = qn && PyUnicode_Check(qn) ? PyUnicode_AsUTF8AndSize(qn, NULL) : NULL;
     if ((ms && !strcmp(ms, "torch._ops.aten")) || (qs && !strncmp(qs, "_create_binary_float_meta_func", 30))) f |= PYM_REFS;
+    /* torch._meta_registrations' lerp / addcmul / addcdiv end in the references' elementwise_meta
+     * (measured: "Tensor on device cpu is not on the expected device meta!") */
+    if (ms && qs && !strcmp(ms, "torch._meta_registrations") &&
+        (!strcmp(qs, "lerp") || !strcmp(qs, "addcmul") || !strcmp(qs, "addcdiv")))
+        f |= PYM_REFS;
     Py_XDECREF(qn);
     Py_XDECREF(mod);
     PyErr_Clear();

@@ -19,6 +19,9 @@ reproduced with its messages, in the op owning each.
   hardshrink's lambd (self's dtype), softshrink's lambd (double, first), hardtanh's integral limits
   (int64, complex too), rrelu's bounds (double, finite), rrelu_with_noise's (complex: leaky_relu's
   complex slope; training: opmath); uniform_'s from / to within the dtype's range and to - from.
+- lerp / addcmul / addcdiv on meta and CPU tensors: their meta functions (torch._meta_registrations)
+  end in the references' elementwise_meta, refusing the devices mix in its words; lerp.Tensor's out=
+  of the operands' shape must have self's dtype ("Found dtype ...").
 """
 from harness import cases
 from harness.autograd import ERR
@@ -82,4 +85,9 @@ cases("fuzz_accept2", {
                               "lambda: x.cfloat().uniform_(float('nan')), lambda: x.half().uniform_(-1e6), lambda: x.clone().uniform_(0, float('inf')), "
                               "lambda: x.clone().uniform_(-3e38, 3e38), lambda: x.half().uniform_(-60000, 60000), lambda: x.double().uniform_(5, 1)]], "
                               "A.softplus(x.half(), 1e20).dtype, A.rrelu_with_noise(x.double(), x.double(), 0.1, 1e300).dtype, x.half().uniform_(-30000, 30000).dtype",
+    "lerp_addc_meta_and_out": "[err(g) for g in [lambda: torch.lerp(M(), x, 2), lambda: torch.lerp(x, M(), 0.5), lambda: torch.lerp(x, M(), x), "
+                              "lambda: torch.addcmul(M(), x, x), lambda: torch.addcmul(x, x, M(), value=2), lambda: torch.addcdiv(x, M(), x), "
+                              "lambda: A.lerp.Tensor_out(x, x, x, out=x.double()), lambda: A.lerp.Tensor_out(x.long(), x.long(), x.long(), out=x.clone()), "
+                              "lambda: A.lerp.Tensor_out(torch.tensor(1), torch.tensor(1), torch.tensor(1), out=x.clone())]], "
+                              "A.lerp.Scalar_out(x, x, 0.5, out=x.double()).dtype, torch.lerp(M(), M(), 0.5).device.type, torch.addcmul(M(), M(), torch.tensor(2.)).shape",
 }, setup=SETUP)
