@@ -673,10 +673,10 @@ PyObject *tn_op_rrelu_with_noise_out(tn_value *a) { return rrelu_noise_impl(a, a
 /* rrelu / rrelu_ (CompositeImplicitAutograd, run by autograd/decomp.c): the bound check, a
  * contiguous empty_like noise, rrelu_with_noise */
 static PyObject *rrelu_comp(tn_value *a, bool inplace) {
-    /* lower.to<double>(), upper.to<double>(), both finite (measured) */
+    /* lower.to<double>(), upper.to<double>(); rrelu (not rrelu_) wants both finite (measured) */
     if (tn_cr_check_scalar(&a[1], TN_DTYPE_F64) < 0 || tn_cr_check_scalar(&a[2], TN_DTYPE_F64) < 0) return NULL;
     double lower = tn_value_as_double(&a[1]), upper = tn_value_as_double(&a[2]);
-    for (int i = 0; i < 2; i++) {
+    for (int i = 0; i < 2 && !inplace; i++) {
         double v = i ? upper : lower;
         if (!isfinite(v)) {
             PyErr_Format(PyExc_RuntimeError, "rrelu: %s bound must be finite, got %s", i ? "upper" : "lower",

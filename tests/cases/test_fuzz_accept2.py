@@ -17,7 +17,7 @@ reproduced with its messages, in the op owning each.
 - Scalar arguments converted by the kernels (overflow check): logit's eps (self's floating dtype,
   float for integral), softplus's beta / threshold and elu_backward's alpha / scales (opmath),
   hardshrink's lambd (self's dtype), softshrink's lambd (double, first), hardtanh's integral limits
-  (int64, complex too), rrelu's bounds (double, finite), rrelu_with_noise's (complex: leaky_relu's
+  (int64, complex too), rrelu's bounds (double; finite, not for rrelu_), rrelu_with_noise's (complex: leaky_relu's
   complex slope; training: opmath); uniform_'s from / to within the dtype's range and to - from.
 - lerp / addcmul / addcdiv on meta and CPU tensors: their meta functions (torch._meta_registrations)
   end in the references' elementwise_meta, refusing the devices mix in its words; lerp.Tensor's out=
@@ -84,7 +84,8 @@ cases("fuzz_accept2", {
                               "lambda: A.rrelu_with_noise(x.long(), x, 1j), lambda: A.rrelu_with_noise(x, x, 0.1, 1e39, True), "
                               "lambda: x.cfloat().uniform_(float('nan')), lambda: x.half().uniform_(-1e6), lambda: x.clone().uniform_(0, float('inf')), "
                               "lambda: x.clone().uniform_(-3e38, 3e38), lambda: x.half().uniform_(-60000, 60000), lambda: x.double().uniform_(5, 1)]], "
-                              "A.softplus(x.half(), 1e20).dtype, A.rrelu_with_noise(x.double(), x.double(), 0.1, 1e300).dtype, x.half().uniform_(-30000, 30000).dtype",
+                              "A.softplus(x.half(), 1e20).dtype, A.rrelu_with_noise(x.double(), x.double(), 0.1, 1e300).dtype, x.half().uniform_(-30000, 30000).dtype, "
+                              "x.clone().rrelu_(float('-inf')).tolist(), err(lambda: x.clone().rrelu_(1j)), err(lambda: x.long().rrelu_(float('-inf')))",
     "lerp_addc_meta_and_out": "[err(g) for g in [lambda: torch.lerp(M(), x, 2), lambda: torch.lerp(x, M(), 0.5), lambda: torch.lerp(x, M(), x), "
                               "lambda: torch.addcmul(M(), x, x), lambda: torch.addcmul(x, x, M(), value=2), lambda: torch.addcdiv(x, M(), x), "
                               "lambda: A.lerp.Tensor_out(x, x, x, out=x.double()), lambda: A.lerp.Tensor_out(x.long(), x.long(), x.long(), out=x.clone()), "
