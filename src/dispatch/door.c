@@ -315,6 +315,11 @@ void tn_door_mark_py_meta(int row, PyObject *fn) {
     PyObject *qn = fn && !(f & (PYM_REFS | PYM_DECOMP)) ? PyObject_GetAttrString(fn, "__qualname__") : NULL;
     const char *qs = qn && PyUnicode_Check(qn) ? PyUnicode_AsUTF8AndSize(qn, NULL) : NULL;
     if ((ms && !strcmp(ms, "torch._ops.aten")) || (qs && !strncmp(qs, "_create_binary_float_meta_func", 30))) f |= PYM_REFS;
+    /* torch._meta_registrations' lerp / addcmul / addcdiv end in the references' elementwise_meta
+     * (measured: "Tensor on device cpu is not on the expected device meta!") */
+    if (ms && qs && !strcmp(ms, "torch._meta_registrations") &&
+        (!strcmp(qs, "lerp") || !strcmp(qs, "addcmul") || !strcmp(qs, "addcdiv")))
+        f |= PYM_REFS;
     Py_XDECREF(qn);
     Py_XDECREF(mod);
     PyErr_Clear();
@@ -533,7 +538,13 @@ done:
 }
 
 static _Thread_local int meta_depth;
+static _Thread_local const meta_map *meta_now;   /* the stand-ins of the innermost meta call */
 bool tn_door_on_meta(void) { return meta_depth > 0; }
+tn_device_type tn_door_arg_device(PyObject *t) {
+    for (int i = 0; meta_now && i < meta_now->n; i++)
+        if (meta_now->cpu[i] == t && is_meta(meta_now->orig[i])) return TN_DEVICE_META;
+    return tn_tensor_of(t)->storage->device;
+}
 
 static PyObject *meta_call(const tn_op_def *d, const tn_schema *s, tn_value *args) {
     meta_map m = {.n = 0, .nkeep = 0, .convert = !strcmp(d->name, "to") || !strcmp(d->name, "type_as")};
@@ -582,7 +593,10 @@ static PyObject *meta_call(const tn_op_def *d, const tn_schema *s, tn_value *arg
         }
     }
     meta_depth++;
+    const meta_map *outer = meta_now;
+    meta_now = &m;
     r = d->fn(local);
+    meta_now = outer;
     meta_depth--;
     if (r && !cpu_result) r = to_meta(r, &m);
 done:

@@ -136,6 +136,9 @@ bool tn_door_on_meta(void);
 /* True while the door runs an out= op once with its out= tensors replaced by CPU stand-ins,
  * because an out= tensor is on another device than the inputs (a meta one among them). */
 bool tn_door_out_trial(void);
+/* The device an argument `t` of the op running now had when the call was made: a CPU stand-in
+ * of a meta argument (above) is TN_DEVICE_META, any other tensor its own storage's device. */
+tn_device_type tn_door_arg_device(PyObject *t);
 
 /* Row `row` has a Python Meta kernel `fn` (upstream registers it at import through
  * torch.library.Library("aten", "IMPL", "Meta")): the kernel's kind (a torch._refs reference,

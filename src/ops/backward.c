@@ -172,6 +172,10 @@ PyObject *tn_op_softshrink_backward_grad_input(tn_value *a) { return shrink_bwd(
 /* elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_result) */
 static PyObject *elu_bwd(tn_value *a, PyObject *out) {
     tn_bwd_params p = {0};
+    /* a floating kernel converts alpha, scale and input_scale to its opmath type (overflow check) */
+    tn_dtype gdt = TN_T(a[0])->dtype;
+    for (int i = 1; i <= 3 && tn_nn_float(gdt) && TN_T(a[5])->dtype == gdt; i++)
+        if (tn_check_kernel_scalar(&a[i], gdt, true) < 0) return NULL;
     p.p0 = bw_num(&a[1]);
     p.p1 = bw_num(&a[2]);
     p.p2 = bw_num(&a[3]);

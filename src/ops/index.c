@@ -688,6 +688,14 @@ static PyObject *gather_impl(PyObject *self, int64_t dim, PyObject *index, PyObj
     tn_tensor *t = tn_tensor_of(self), *it = tn_tensor_of(index);
     int64_t d;
     if (tn_wrap_dim(dim, t->ndim, &d) < 0) return NULL;
+    /* the structured out='s checks after the dim wrap: self's dtype exactly, then (on out= as
+     * resized to index's shape: here when no resize, after it below) no internal overlap, none
+     * with self, no partial one with index (measured) */
+    if (out && tn_out_dtype_exact(out, t->dtype) < 0) return NULL;
+    const tn_tensor *ot0 = out ? tn_tensor_of(out) : NULL;
+    if (out && ot0->ndim == it->ndim && !memcmp(ot0->sizes, it->sizes, (size_t)it->ndim * sizeof *it->sizes) &&
+        (tn_check_no_overlap(out, 1, &self) < 0 || tn_check_overlap(out, 1, &index) < 0))
+        return NULL;
     if (gs_check("gather", t, d, it, NULL, false) < 0) return NULL;
     if (tn_require_computable("gather", t->dtype) < 0) return NULL;
     int64_t size = t->ndim ? t->sizes[d] : 1, bad;
@@ -720,6 +728,7 @@ static PyObject *gather_impl(PyObject *self, int64_t dim, PyObject *index, PyObj
     Py_DECREF(lidx); /* `it` dies with it (an int32 index was converted): use o's sizes below */
     if (!out) return res;
     int ok = tn_out_prepare(out, o->ndim, o->sizes, t->dtype, "gather");
+    if (ok == 0) ok = tn_check_no_overlap(out, 1, &self);
     if (ok == 0) ok = tn_copy_into(out, res);
     Py_DECREF(res);
     return ok < 0 ? NULL : Py_NewRef(out);
@@ -917,6 +926,12 @@ PyObject *tn_op_masked_fill__Tensor(tn_value *a) { return masked_fill(a, true); 
 static PyObject *masked_select(PyObject *self, PyObject *mask, PyObject *out) {
     tn_tensor *t = tn_tensor_of(self), *m = tn_tensor_of(mask);
     if (m->dtype != TN_DTYPE_BOOL) { PyErr_SetString(PyExc_RuntimeError, "masked_select: expected BoolTensor for mask"); return NULL; }
+    /* out=: self's dtype, then no internal overlap, before anything else (measured) */
+    if (out && tn_tensor_of(out)->dtype != t->dtype) {
+        PyErr_SetString(PyExc_RuntimeError, "masked_select(): self and result must have the same scalar type");
+        return NULL;
+    }
+    if (out && tn_check_overlap(out, 0, NULL) < 0) return NULL;
     /* moves bytes: upstream's covers complex32 and the float8 formats, not uint16/32/64 */
     bool bytes_ok = t->dtype == TN_DTYPE_C32 || tn_dtype_infos[t->dtype].kind == TN_KIND_FLOAT8;
     if (!bytes_ok && tn_require_computable("masked_select", t->dtype) < 0) return NULL;

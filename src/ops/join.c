@@ -523,9 +523,11 @@ PyObject *tn_op_triu_out(tn_value *a) { return tri(a, false, false, a[2].u.obj);
 static PyObject *diag_impl(PyObject *self, int64_t k, PyObject *out) {
     tn_tensor *t = tn_tensor_of(self);
     if (t->ndim != 1 && t->ndim != 2) {
-        PyErr_Format(PyExc_RuntimeError, "diag(): Supports 1D or 2D tensors. Got %dD", t->ndim);
+        /* the out= form says it without the "diag(): " (measured) */
+        PyErr_Format(PyExc_RuntimeError, "%sSupports 1D or 2D tensors. Got %dD", out ? "" : "diag(): ", t->ndim);
         return NULL;
     }
+    if (tn_out_dtype_exact(out, t->dtype) < 0) return NULL;   /* out= of self's dtype exactly (measured) */
     if (tn_require_castable("diag", t->dtype) < 0) return NULL;
     PyObject *res;
     if (t->ndim == 1) {

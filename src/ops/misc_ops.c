@@ -495,7 +495,7 @@ PyObject *tn_op_unfold_backward(tn_value *a) {
 }
 
 /* ---- aminmax: amin and amax over one dim or all ---- */
-PyObject *tn_op_aminmax(tn_value *a) {
+static PyObject *aminmax_impl(tn_value *a, PyObject *mnout, PyObject *mxout) {
     PyObject *self = a[0].u.obj;
     const tn_tensor *t = tn_tensor_of(self);
     bool kd = a[2].u.i != 0;
@@ -515,6 +515,8 @@ PyObject *tn_op_aminmax(tn_value *a) {
         }
         nd = 1;
     }
+    /* the structured op's set_output: min= then max= of self's dtype exactly, before the kernel's dispatch */
+    if (tn_out_dtype_exact(mnout, t->dtype) < 0 || tn_out_dtype_exact(mxout, t->dtype) < 0) return NULL;
     if (tn_dtype_is_complex(t->dtype)) return tn_kernel_missing("aminmax_cpu", t->dtype);
     PyObject *mn = tn_at_amin(self, TN_IN(&d, nd), kd);
     PyObject *mx = mn ? tn_at_amax(self, TN_IN(&d, nd), kd) : NULL;
@@ -522,8 +524,10 @@ PyObject *tn_op_aminmax(tn_value *a) {
     return tn_return_pair("aminmax", mn, mx);
 }
 
+PyObject *tn_op_aminmax(tn_value *a) { return aminmax_impl(a, NULL, NULL); }
+
 PyObject *tn_op_aminmax_out(tn_value *a) {
-    PyObject *r = tn_op_aminmax(a);
+    PyObject *r = aminmax_impl(a, a[3].u.obj, a[4].u.obj);
     if (!r) return NULL;
     PyObject *mn = PySequence_GetItem(r, 0), *mx = PySequence_GetItem(r, 1);
     Py_DECREF(r);

@@ -60,6 +60,14 @@ static PyObject *constant_pad(PyObject *self, const int64_t *pad, int npad, cons
             return NULL;
         }
     }
+    /* upstream fills the new tensor (fill_ converting value to self's dtype, ComplexHalf's through
+     * complex<float>, with the overflow check) unless no pad is positive (then the result is a
+     * narrowed copy of self) */
+    bool grows = false;
+    for (int i = 0; i < npad; i++) grows |= pad[i] > 0;
+    if (grows && value && !tn_is_none(value) &&
+        tn_check_kernel_scalar(value, t->dtype == TN_DTYPE_C32 ? TN_DTYPE_C64 : t->dtype, false) < 0)
+        return NULL;
     PyObject *out = tn_tensor_new_empty(nd, out_sizes, t->dtype, t->storage->device);
     if (!out) return NULL;
     if (!any_zero(nd, out_sizes)) {

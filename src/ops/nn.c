@@ -96,12 +96,11 @@ static PyObject *softmax_int(nn_smax_kind kind, tn_value *a, PyObject *out) {
     } else {
         x = Py_NewRef(a[0].u.obj);
     }
-    if (out) {   /* upstream's int_out is _softmax.out of the converted input: its meta's checks first */
-        int64_t dim;
-        if (tn_wrap_dim(a[1].u.i, tn_tensor_of(x)->ndim, &dim) < 0 || tn_out_dtype_exact(out, tn_tensor_of(x)->dtype) < 0) {
-            Py_DECREF(x);
-            return NULL;
-        }
+    /* out=: upstream's _softmax.out on the converted input, its meta's dim wrap then exact dtype */
+    int64_t dim;
+    if (out && (tn_wrap_dim(a[1].u.i, TN_T(a[0])->ndim, &dim) < 0 || tn_out_dtype_exact(out, tn_tensor_of(x)->dtype) < 0)) {
+        Py_DECREF(x);
+        return NULL;
     }
     PyObject *r = softmax_impl(kind, x, a[1].u.i);
     Py_DECREF(x);

@@ -15,6 +15,8 @@
 #include "autograd/autograd.h"
 #include "ops/common.h"
 #include "tn_ops_gen.h"
+
+#include <math.h>
 #include "core/random.h"
 #include "kernels/ref/ew_impl.h"
 #include "core/pystate.h"
@@ -640,6 +642,16 @@ static PyObject *rrelu_noise_impl(tn_value *a, PyObject *out, bool inplace) {
     bool training = a[4].u.i != 0;
     if (!training) {   /* leaky_relu with slope (lower + upper) / 2, computed in double */
         double slope = (lower + upper) / 2;
+        if (a[2].tag == TN_V_COMPLEX || a[3].tag == TN_V_COMPLEX) {
+            /* a complex bound makes the slope complex: leaky_relu's own checks, then its conversion */
+            double im = ((a[2].tag == TN_V_COMPLEX ? a[2].u.c.im : 0) + (a[3].tag == TN_V_COMPLEX ? a[3].u.c.im : 0)) / 2;
+            PyObject *cs = PyComplex_FromDoubles(slope, im);
+            if (!cs) return NULL;
+            PyObject *r = inplace ? tn_at_leaky_relu_(self, TN_SO(cs)) : out ? tn_at_leaky_relu_out(self, TN_SO(cs), out)
+                                                                             : tn_at_leaky_relu(self, TN_SO(cs));
+            Py_DECREF(cs);
+            return r;
+        }
         if (inplace) return tn_at_leaky_relu_(self, TN_SD(slope));
         if (out) return tn_at_leaky_relu_out(self, TN_SD(slope), out);   /* upstream's leaky_relu_out: its checks */
         return tn_at_leaky_relu(self, TN_SD(slope));
@@ -649,6 +661,8 @@ static PyObject *rrelu_noise_impl(tn_value *a, PyObject *out, bool inplace) {
         PyErr_Format(PyExc_NotImplementedError, "\"rrelu_with_noise_out_cpu\" not implemented for '%s'", tn_dtype_cpp_name(dt));
         return NULL;
     }
+    /* the training kernel converts lower and upper to its opmath type first */
+    if (tn_check_kernel_scalar(&a[2], dt, true) < 0 || tn_check_kernel_scalar(&a[3], dt, true) < 0) return NULL;
     if (nt->dtype != dt) {
         PyErr_Format(PyExc_RuntimeError, "expected scalar type %s but found %s", tn_dtype_cpp_name(dt), tn_dtype_cpp_name(nt->dtype));
         return NULL;

@@ -327,6 +327,12 @@ PyObject *tn_op_sgn_out(tn_value *a) { return sgn_impl(a, a[1].u.obj, false); }
 /* logit(self, eps=None) */
 static PyObject *logit_impl(tn_value *a, PyObject *out, bool inplace) {
     tn_unary_params p = {1.0, 20.0, 0.0, false};
+    /* the kernel converts eps to its computing dtype: self's floating one, float for an integral
+     * or bool self (the overflow check; measured) */
+    tn_dtype dt = TN_T(a[0])->dtype;
+    if (a[1].tag != TN_V_NONE && (tn_nn_float(dt) || (tn_dtype_is_integral(dt, true) && !tn_dtype_barebones(dt))) &&
+        tn_check_kernel_scalar(&a[1], tn_nn_float(dt) ? dt : TN_DTYPE_F32, false) < 0)
+        return NULL;
     if (a[1].tag != TN_V_NONE) { p.has_eps = true; p.eps = tn_value_as_double(&a[1]); }
     return unary_ex(TN_UNARY_LOGIT, "logit", U_FLOAT, a, out, inplace, &p);
 }
@@ -354,6 +360,10 @@ PyObject *tn_op_gelu_out(tn_value *a) { return gelu_impl(a, a[2].u.obj, false); 
 
 /* softplus(self, beta=1, threshold=20) */
 static PyObject *softplus_impl(tn_value *a, PyObject *out) {
+    /* a floating self's kernel converts beta and threshold to its opmath type (overflow check) */
+    tn_dtype dt = TN_T(a[0])->dtype;
+    if (tn_nn_float(dt) && (tn_check_kernel_scalar(&a[1], dt, true) < 0 || tn_check_kernel_scalar(&a[2], dt, true) < 0))
+        return NULL;
     tn_unary_params p = {tn_value_as_double(&a[1]), tn_value_as_double(&a[2]), 0.0, false};
     return unary_ex(TN_UNARY_SOFTPLUS, "softplus", U_STRICT, a, out, false, &p);
 }
@@ -409,7 +419,7 @@ PyObject *tn_op_nan_to_num_out(tn_value *a) { return nan_to_num_impl(a, a[4].u.o
 
 /* out= of these must have self's dtype exactly; upstream checks it before its dtype dispatch
  * (measured: elu.out of a complex32 self into a float out, docs/breadth_more2.md) */
-static int strict_out_dtype(PyObject *out, tn_dtype dt) {
+int tn_out_dtype_found(PyObject *out, tn_dtype dt) {
     if (!out || tn_tensor_of(out)->dtype == dt) return 0;
     PyErr_Format(PyExc_RuntimeError, "Found dtype %s but expected %s", tn_dtype_cpp_name(tn_tensor_of(out)->dtype),
                  tn_dtype_cpp_name(dt));
@@ -423,7 +433,7 @@ static PyObject *float_act(const char *name, tn_loop (*lookup)(tn_dtype), const 
     /* threshold's out= is a cast check upstream (a TensorIterator output), the others' an exact dtype */
     bool th = !strcmp(name, "threshold");
     if (out && th && !tn_can_cast(dt, tn_tensor_of(out)->dtype)) return tn_cast_error(dt, tn_tensor_of(out)->dtype);
-    if ((!th && strict_out_dtype(out, dt) < 0) || tn_require_computable(name, dt) < 0) return NULL;
+    if ((!th && tn_out_dtype_found(out, dt) < 0) || tn_require_computable(name, dt) < 0) return NULL;
     /* threshold computes in self's dtype and casts into an out= of another dtype (docs/breadth_more2.md) */
     return urun_ex(name, lookup(dt), ctx, a[0].u.obj, dt, dt, out, inplace, !th, !th);
 }
@@ -432,7 +442,7 @@ static PyObject *float_act(const char *name, tn_loop (*lookup)(tn_dtype), const 
 static PyObject *float_act_s(const char *name, tn_loop (*lookup)(tn_dtype), const void *ctx, tn_value *a,
                              PyObject *out, bool inplace, int n, const tn_value *ss) {
     tn_dtype dt = TN_T(a[0])->dtype;
-    if (strict_out_dtype(out, dt) < 0 || tn_require_computable(name, dt) < 0) return NULL;
+    if (tn_out_dtype_found(out, dt) < 0 || tn_require_computable(name, dt) < 0) return NULL;
     for (int i = 0; lookup(dt) && i < n; i++)
         if (tn_check_kernel_scalar(&ss[i], dt, true) < 0) return NULL;
     return urun(name, lookup(dt), ctx, a[0].u.obj, dt, dt, out, inplace, true);
@@ -450,11 +460,16 @@ PyObject *tn_op_leaky_relu_out(tn_value *a) { return leaky_impl(a, a[2].u.obj, f
  * softshrink's meta function checks lambd against the dtype's range before any kernel. */
 static PyObject *hardshrink_impl(tn_value *a, PyObject *out) {
     double l = tn_value_as_double(&a[1]);
+    /* once dispatched, the kernel converts lambd to self's dtype (not the opmath one; measured) */
+    tn_dtype dt = TN_T(a[0])->dtype;
+    if (tn_out_dtype_found(out, dt) < 0 || tn_require_computable("hardshrink", dt) < 0) return NULL;
+    if (tn_pw_hardshrink_loop(dt) && tn_check_kernel_scalar(&a[1], dt, false) < 0) return NULL;
     return float_act("hardshrink", tn_pw_hardshrink_loop, &l, a, out, false);
 }
 PyObject *tn_op_hardshrink(tn_value *a) { return hardshrink_impl(a, NULL); }
 PyObject *tn_op_hardshrink_out(tn_value *a) { return hardshrink_impl(a, a[2].u.obj); }
 static PyObject *softshrink_impl(tn_value *a, PyObject *out) {
+    if (tn_check_kernel_scalar(&a[1], TN_DTYPE_F64, false) < 0) return NULL;   /* lambd.to<double>() first (measured) */
     double l = tn_value_as_double(&a[1]);
     tn_dtype dt = TN_T(a[0])->dtype;
     if (!tn_dtype_is_floating(dt)) {
@@ -1186,6 +1201,7 @@ static PyObject *hardtanh_impl(tn_value *a, PyObject *out, bool inplace) {
     if (tn_dtype_is_integral(dt, false)) {
         for (int i = 0; i < 2; i++) {
             if (lim[i].tag != TN_V_INT) {
+                if (tn_check_kernel_scalar(&lim[i], TN_DTYPE_I64, false) < 0) return NULL;   /* a complex limit too */
                 double v = tn_value_as_double(&lim[i]);
                 bool im = lim[i].tag == TN_V_COMPLEX && lim[i].u.c.im != 0;   /* measured: refused as well */
                 if (im || !(v >= -0x1p63 && v < 0x1p63)) {

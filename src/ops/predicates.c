@@ -62,7 +62,11 @@ PyObject *tn_op_conj_physical(tn_value *a) {
     if (!tn_dtype_is_complex(TN_T(a[0])->dtype)) return self_(a);
     return tn_op__conj_physical(a);
 }
-PyObject *tn_op_conj_physical_out(tn_value *a) { return tn_out_deliver(tn_op__conj_physical(a), a[1].u.obj, "conj_physical"); }
+PyObject *tn_op_conj_physical_out(tn_value *a) {
+    /* first (measured), then the iterator's overlap checks on out= as given */
+    if (tn_out_dtype_found(a[1].u.obj, TN_T(a[0])->dtype) < 0 || tn_check_overlap(a[1].u.obj, 1, &a[0].u.obj) < 0) return NULL;
+    return tn_out_deliver(tn_op__conj_physical(a), a[1].u.obj, "conj_physical");
+}
 PyObject *tn_op_conj_physical_(tn_value *a) {
     if (tn_dtype_is_complex(TN_T(a[0])->dtype) && negate_imag(a[0].u.obj) < 0) return NULL;
     return self_(a);

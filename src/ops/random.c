@@ -13,6 +13,7 @@
 
 #include "core/random.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -218,10 +219,17 @@ static PyObject *uniform_impl(PyObject *self, double from, double to, tn_generat
     tn_tensor *t = tn_tensor_of(self);
     tn_dtype r = real_of(t->dtype);
     if (!is_float(r)) return tn_kernel_missing("check_uniform_bounds", t->dtype);
+    /* upstream's check_uniform_bounds against the (real) dtype's finite range */
+    double mx = r == TN_DTYPE_F64 ? DBL_MAX : r == TN_DTYPE_F16 ? 65504.0 : r == TN_DTYPE_BF16 ? 3.3895313892515355e38 : FLT_MAX;
+    if (!(from >= -mx && from <= mx)) return rt_error("from is out of bounds for %s", tn_dtype_cxx_name(r));
+    if (!(to >= -mx && to <= mx)) return rt_error("to is out of bounds for %s", tn_dtype_cxx_name(r));
     if (from > to) {
         rt_error("uniform_ expects to return a [from, to) range, but found from=%g > to=%g", from, to);
         return NULL;
     }
+    if (!(to - from <= mx))
+        return rt_error("uniform_ expects to-from <= std::numeric_limits<%s>::max(), but found to=%g and from=%g which "
+                        "result in to-from to exceed the limit", tn_dtype_cpp_name(r), to, from);
     two_d c = {from, to};
     if (fill_tensor(self, g, f_uniform, &c) < 0) return NULL;
     return Py_NewRef(self);

@@ -85,8 +85,27 @@ PyObject *tn_op_cummax_out(tn_value *a) { return cummaxmin_op(a, true, a[2].u.ob
 PyObject *tn_op_cummin(tn_value *a) { return cummaxmin_op(a, false, NULL, NULL); }
 PyObject *tn_op_cummin_out(tn_value *a) { return cummaxmin_op(a, false, a[2].u.obj, a[3].u.obj); }
 
-/* _cummax_helper(self, values, indices, dim) -> (): the kernel into given tensors of self's shape */
+/* upstream's data_ptr<T>() of a tensor the kernel writes: dtype `want` exactly */
+static int scalar_type_is(PyObject *t, tn_dtype want) {
+    tn_dtype got = tn_tensor_of(t)->dtype;
+    if (got == want) return 0;
+    PyErr_Format(PyExc_RuntimeError, "expected scalar type %s but found %s", tn_dtype_cpp_name(want), tn_dtype_cpp_name(got));
+    return -1;
+}
+
+/* _cummax_helper(self, values, indices, dim) -> (): the kernel into given tensors of self's shape.
+ * As upstream's: no Meta kernel; self's dtype dispatched first, then values of self's dtype and indices Long, then
+ * dim (a 0-dim self has none to name). */
 static PyObject *helper(tn_value *a, bool is_max) {
+    const tn_tensor *t = TN_T(a[0]);
+    if (tn_door_on_meta()) return tn_meta_no_kernel(is_max ? "_cummax_helper" : "_cummin_helper");
+    if (tn_dtype_barebones(t->dtype) || !scan_dtype_ok(t->dtype))
+        return tn_kernel_missing(is_max ? "cummax_cpu" : "cummin_cpu", t->dtype);
+    if (scalar_type_is(a[1].u.obj, t->dtype) < 0 || scalar_type_is(a[2].u.obj, TN_DTYPE_I64) < 0) return NULL;
+    if (t->ndim == 0) {
+        PyErr_Format(PyExc_IndexError, "Dimension specified as %lld but tensor has no dimensions", (long long)a[3].u.i);
+        return NULL;
+    }
     PyObject *v, *i;
     if (cummaxmin(a[0].u.obj, a[3].u.i, is_max, &v, &i) < 0) return NULL;
     int rc = tn_copy_into(a[1].u.obj, v) < 0 || tn_copy_into(a[2].u.obj, i) < 0 ? -1 : 0;

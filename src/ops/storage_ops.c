@@ -22,12 +22,56 @@ static tn_storage *storage_of(PyObject *o) {
     return s;
 }
 
-/* Make `self` view `s` with the given geometry (contiguous strides when none are given). */
-static PyObject *set_geometry(PyObject *self, tn_storage *s, int64_t offset, const tn_value *size,
-                              const tn_value *stride) {
+static const char *device_name(tn_device_type d) { return d == TN_DEVICE_META ? "meta" : "cpu"; }
+
+/* upstream's bounds check of set_ when the geometry keeps self's sizes (and strides, when given):
+ * then nothing resizes the storage, so the new view must fit in it. 0, or -1 with its error. */
+static int set_fits_unchanged(const tn_tensor *t, const tn_storage *s, int64_t offset, int nd, const int64_t *sizes,
+                              const int64_t *strides, bool given_strides) {
+    if (nd != t->ndim || memcmp(sizes, t->sizes, (size_t)nd * sizeof *sizes) ||
+        (given_strides && memcmp(strides, t->strides, (size_t)nd * sizeof *strides)))
+        return 0;
+    int64_t isz = tn_dtype_itemsize(t->dtype), span = 1, bytes, need;
+    for (int i = 0; i < nd; i++) {
+        if (sizes[i] == 0) return 0; /* a tensor without elements fits any storage */
+        if (strides[i] < 0) return 0;
+        int64_t reach;
+        if (__builtin_mul_overflow(sizes[i] - 1, strides[i], &reach) || __builtin_add_overflow(span, reach, &span))
+            return 0;
+    }
+    if (__builtin_mul_overflow(span, isz, &bytes) || __builtin_mul_overflow(offset, isz, &need) ||
+        __builtin_add_overflow(need, bytes, &need) || (uint64_t)need <= s->nbytes)
+        return 0;
+    char sz[512], st[512];
+    tn_shape_str(sz, sizeof sz, nd, sizes);
+    tn_shape_str(st, sizeof st, given_strides ? nd : 0, strides);
+    PyErr_Format(PyExc_RuntimeError,
+                 "setStorage: sizes %s, strides %s, storage offset %lld, and itemsize %d requiring a storage size of "
+                 "%lld are out of bounds for storage of size %llu",
+                 sz, st, (long long)offset, (int)isz, (long long)need, (unsigned long long)s->nbytes);
+    return -1;
+}
+
+/* Make `self` view `s` with the given geometry (contiguous strides when none are given), checked
+ * as upstream's set_: the devices must match, the offset be >= 0, and a geometry of self's own
+ * sizes fit the storage as it is; another one resizes a resizable storage to hold it. */
+static PyObject *set_geometry(PyObject *self, tn_storage *s, tn_device_type sdev, int64_t offset,
+                              const tn_value *size, const tn_value *stride) {
     tn_tensor *t = tn_tensor_of(self);
     int nd = size ? size->u.ints.n : 1;
     int64_t sizes[TN_MAX_DIMS], strides[TN_MAX_DIMS];
+    if (stride && stride->u.ints.n && stride->u.ints.n != nd) {
+        PyErr_Format(PyExc_RuntimeError, "unequal size length (%d) and stride length (%d)", nd, stride->u.ints.n);
+        return NULL;
+    }
+    tn_device_type tdev = tn_door_arg_device(self);   /* a meta self runs on a CPU stand-in */
+    if (tdev != sdev) {
+        PyErr_Format(PyExc_RuntimeError,
+                     "Attempted to set the storage of a tensor on device \"%s\" to a storage on different device "
+                     "\"%s\".  This is no longer allowed; the devices must match.",
+                     device_name(tdev), device_name(sdev));
+        return NULL;
+    }
     if (nd > TN_MAX_DIMS) return tn_not_implemented("set_ with this many dimensions");
     if (size) {
         memcpy(sizes, size->u.ints.v, (size_t)nd * sizeof *sizes);
@@ -39,19 +83,16 @@ static PyObject *set_geometry(PyObject *self, tn_storage *s, int64_t offset, con
             PyErr_Format(PyExc_RuntimeError, "Trying to create tensor with negative dimension %lld", (long long)sizes[i]);
             return NULL;
         }
-    if (stride && stride->u.ints.n) {
-        if (stride->u.ints.n != nd) {
-            PyErr_Format(PyExc_RuntimeError, "mismatch in length of strides and shape");
-            return NULL;
-        }
+    bool given_strides = stride && stride->u.ints.n;
+    if (given_strides)
         memcpy(strides, stride->u.ints.v, (size_t)nd * sizeof *strides);
-    } else {
+    else
         tn_contiguous_strides(nd, sizes, strides);
-    }
     if (offset < 0) {
         PyErr_Format(PyExc_RuntimeError, "Tensor: invalid storage offset %lld", (long long)offset);
         return NULL;
     }
+    if (set_fits_unchanged(t, s, offset, nd, sizes, strides, given_strides) < 0) return NULL;
     /* a resizable storage grows to hold the new geometry, as upstream's set_ does */
     uint64_t need;
     if (!tn_extent_bytes(nd, sizes, strides, offset, tn_dtype_itemsize(t->dtype), &need)) {
@@ -64,19 +105,6 @@ static PyObject *set_geometry(PyObject *self, tn_storage *s, int64_t offset, con
     if (need > SIZE_MAX / 2) {
         PyErr_Format(PyExc_RuntimeError, "DefaultCPUAllocator: not enough memory: you tried to allocate %llu bytes.",
                      (unsigned long long)need);
-        return NULL;
-    }
-    /* upstream grows the storage only when the geometry changes: keeping self's sizes (and strides,
-     * when given) it checks the bounds instead (docs/breadth_more2.md "set_ across dtypes") */
-    bool same = t->ndim == nd && !memcmp(t->sizes, sizes, (size_t)nd * sizeof *sizes) &&
-                (!(stride && stride->u.ints.n) || !memcmp(t->strides, strides, (size_t)nd * sizeof *strides));
-    if (need > s->nbytes && same) {
-        char sz[256], st[256];
-        tn_shape_str(sz, sizeof sz, nd, sizes);
-        tn_shape_str(st, sizeof st, stride ? stride->u.ints.n : 0, strides);
-        PyErr_Format(PyExc_RuntimeError, "setStorage: sizes %s, strides %s, storage offset %lld, and itemsize %d requiring "
-                     "a storage size of %llu are out of bounds for storage of size %zu", sz, st, (long long)offset,
-                     tn_dtype_itemsize(t->dtype), (unsigned long long)need, s->nbytes);
         return NULL;
     }
     if (need > s->nbytes && s->aliases) return tn_not_implemented("growing a storage while a .data alias of it lives");
@@ -95,20 +123,25 @@ check:
 
 PyObject *tn_op_set__source_Storage(tn_value *a) {
     tn_storage *s = storage_of(a[1].u.obj);
-    return s ? set_geometry(a[0].u.obj, s, 0, NULL, NULL) : NULL;
+    return s ? set_geometry(a[0].u.obj, s, s->device, 0, NULL, NULL) : NULL;
 }
 
 PyObject *tn_op_set__source_Storage_storage_offset(tn_value *a) {
     tn_storage *s = storage_of(a[1].u.obj);
-    return s ? set_geometry(a[0].u.obj, s, a[2].u.i, &a[3], &a[4]) : NULL;
+    return s ? set_geometry(a[0].u.obj, s, s->device, a[2].u.i, &a[3], &a[4]) : NULL;
 }
 
-/* The Tensor-source overloads take source's storage as untyped bytes: self keeps its dtype and
- * reads them as its own (a float32 self on an int64 source's storage), as upstream's set_ does
- * through torch.ops; only the Python binding Tensor.set_(Tensor source) refuses another dtype
- * (python/functions.c). Measured: docs/breadth_more2.md "set_ across dtypes". */
+/* set_(source tensor, offset, size, stride): source's storage from source's own offset on, any
+ * dtype (upstream's set_ takes source.storage(), untyped), source contiguous */
 PyObject *tn_op_set__source_Tensor_storage_offset(tn_value *a) {
-    return set_geometry(a[0].u.obj, TN_T(a[1])->storage, a[2].u.i, &a[3], &a[4]);
+    tn_tensor *src = TN_T(a[1]);
+    if (!tn_is_contiguous(src)) {
+        PyErr_SetString(PyExc_RuntimeError, "passed in tensor to be used as storage must be contiguous");
+        return NULL;
+    }
+    int64_t off;
+    if (__builtin_add_overflow(a[2].u.i, src->offset, &off)) off = a[2].u.i;
+    return set_geometry(a[0].u.obj, src->storage, tn_door_arg_device(a[1].u.obj), off, &a[3], &a[4]);
 }
 
 PyObject *tn_op_set__source_Tensor(tn_value *a) {
@@ -116,7 +149,7 @@ PyObject *tn_op_set__source_Tensor(tn_value *a) {
     tn_value size = {.tag = TN_V_INTLIST}, stride = {.tag = TN_V_INTLIST};
     size.u.ints.v = src->sizes; size.u.ints.n = src->ndim;
     stride.u.ints.v = src->strides; stride.u.ints.n = src->ndim;
-    return set_geometry(a[0].u.obj, src->storage, src->offset, &size, &stride);
+    return set_geometry(a[0].u.obj, src->storage, tn_door_arg_device(a[1].u.obj), src->offset, &size, &stride);
 }
 
 PyObject *tn_op_set_(tn_value *a) {
@@ -126,7 +159,7 @@ PyObject *tn_op_set_(tn_value *a) {
     tn_value size = {.tag = TN_V_INTLIST};
     int64_t zero = 0;
     size.u.ints.v = &zero; size.u.ints.n = 1;
-    PyObject *r = set_geometry(a[0].u.obj, s, 0, &size, NULL);
+    PyObject *r = set_geometry(a[0].u.obj, s, tn_door_arg_device(a[0].u.obj), 0, &size, NULL);
     tn_storage_decref(s);
     return r;
 }
