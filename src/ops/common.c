@@ -288,6 +288,15 @@ int tn_out_dtype_exact(PyObject *out, tn_dtype dt) {
     return -1;
 }
 
+/* out= of exactly dtype dt, in the words of upstream's TensorIterator / structured kernels (measured:
+ * elu.out of a complex32 self into a float out, docs/breadth_more2.md) */
+int tn_out_dtype_found(PyObject *out, tn_dtype dt) {
+    if (!out || tn_tensor_of(out)->dtype == dt) return 0;
+    PyErr_Format(PyExc_RuntimeError, "Found dtype %s but expected %s", tn_dtype_cpp_name(tn_tensor_of(out)->dtype),
+                 tn_dtype_cpp_name(dt));
+    return -1;
+}
+
 PyObject *tn_out_deliver_exact(PyObject *res, PyObject *out, const char *op) {
     if (res && out && tn_out_dtype_exact(out, tn_tensor_of(res)->dtype) < 0) {
         Py_DECREF(res);

@@ -133,7 +133,7 @@ int tn_out_dtype_exact(PyObject *out, tn_dtype dt);
  * exactly ("Expected out tensor to have dtype ..."), no cast (docs/breadth_more2.md). */
 PyObject *tn_out_deliver_exact(PyObject *res, PyObject *out, const char *op);
 /* The same check in the words of upstream's kernels that compare out='s dtype themselves (elu.out,
- * conj_physical.out): "Found dtype <out's> but expected <dt>" (ops/pointwise.c). */
+ * conj_physical.out): "Found dtype <out's> but expected <dt>". */
 int tn_out_dtype_found(PyObject *out, tn_dtype dt);
 /* upstream's is_non_overlapping_and_dense (what .to(dtype) keeps the strides of) */
 bool tn_dense_non_overlapping(const tn_tensor *t);

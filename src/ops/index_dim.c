@@ -221,11 +221,7 @@ static int copy_checks(tn_value *a, PyObject *target, PyObject *out, int dim) {
         PyObject *ins[2] = {index, src};
         if (tn_check_no_overlap(target, 2, ins) < 0) return -1;
     }
-    if (out && tn_tensor_of(out)->dtype != t->dtype) {
-        PyErr_Format(PyExc_RuntimeError, "Expected out tensor to have dtype %s, but got %s instead", tn_dtype_cxx_name(t->dtype),
-                     tn_dtype_cxx_name(tn_tensor_of(out)->dtype));
-        return -1;
-    }
+    if (tn_out_dtype_exact(out, t->dtype) < 0) return -1;
     if (it->ndim >= 2) {
         PyErr_Format(PyExc_IndexError, "index_copy_(): Index should have dimension 1 or 0 (got %d)", it->ndim);
         return -1;

@@ -417,15 +417,6 @@ PyObject *tn_op_nan_to_num(tn_value *a) { return nan_to_num_impl(a, NULL, false)
 PyObject *tn_op_nan_to_num_(tn_value *a) { return nan_to_num_impl(a, NULL, true); }
 PyObject *tn_op_nan_to_num_out(tn_value *a) { return nan_to_num_impl(a, a[4].u.obj, false); }
 
-/* out= of these must have self's dtype exactly; upstream checks it before its dtype dispatch
- * (measured: elu.out of a complex32 self into a float out, docs/breadth_more2.md) */
-int tn_out_dtype_found(PyObject *out, tn_dtype dt) {
-    if (!out || tn_tensor_of(out)->dtype == dt) return 0;
-    PyErr_Format(PyExc_RuntimeError, "Found dtype %s but expected %s", tn_dtype_cpp_name(tn_tensor_of(out)->dtype),
-                 tn_dtype_cpp_name(dt));
-    return -1;
-}
-
 /* activations with parameters and their own loops (floating only unless noted) */
 static PyObject *float_act(const char *name, tn_loop (*lookup)(tn_dtype), const void *ctx, tn_value *a,
                            PyObject *out, bool inplace) {
@@ -1071,11 +1062,7 @@ static PyObject *clamp_scalar(tn_value *self, const tn_value *mn, const tn_value
     }
     PyObject *so = self->u.obj;
     if (out && tn_check_overlap(out, 1, &so) < 0) return NULL;
-    if (out && tn_tensor_of(out)->dtype != ct) {
-        PyErr_Format(PyExc_RuntimeError, "Found dtype %s but expected %s", tn_dtype_cpp_name(tn_tensor_of(out)->dtype),
-                     tn_dtype_cpp_name(ct));
-        return NULL;
-    }
+    if (tn_out_dtype_found(out, ct) < 0) return NULL;
     const tn_value *bs[2] = {hl ? mn : NULL, hh ? mx : NULL};
     for (int i = 0; i < 2; i++)
         if (bs[i] && bs[i]->tag == TN_V_COMPLEX && bs[i]->u.c.im != 0) {
