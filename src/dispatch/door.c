@@ -537,9 +537,8 @@ done:
     return NULL;
 }
 
-static _Thread_local int meta_depth;
-static _Thread_local const meta_map *meta_now;   /* the stand-ins of the innermost meta call */
-bool tn_door_on_meta(void) { return meta_depth > 0; }
+static _Thread_local const meta_map *meta_now;   /* the stand-ins of the innermost meta call, NULL outside one */
+bool tn_door_on_meta(void) { return meta_now != NULL; }
 tn_device_type tn_door_arg_device(PyObject *t) {
     for (int i = 0; meta_now && i < meta_now->n; i++)
         if (meta_now->cpu[i] == t && is_meta(meta_now->orig[i])) return TN_DEVICE_META;
@@ -592,12 +591,10 @@ static PyObject *meta_call(const tn_op_def *d, const tn_schema *s, tn_value *arg
             local[i].u.obj = tup;
         }
     }
-    meta_depth++;
     const meta_map *outer = meta_now;
     meta_now = &m;
     r = d->fn(local);
     meta_now = outer;
-    meta_depth--;
     if (r && !cpu_result) r = to_meta(r, &m);
 done:
     for (int i = 0; i < m.n; i++) Py_DECREF(m.cpu[i]);
