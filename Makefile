@@ -22,10 +22,13 @@ TRAIN_DEPS := psutil pyyaml
 # The LAPACK torch.linalg loads at run time (src/ops/lapack.c, docs/linalg.md): OpenBLAS built for
 # every x86-64/aarch64 CPU (run-time kernel choice), as a wheel, so no root and no system package.
 LAPACK_PKGS := scipy-openblas32==0.3.34.481.3
+# atheris: libFuzzer for Python, the coverage-guided fuzzer of the GGUF reader (tests/test_gguf_fuzz.py);
+# a binary wheel (3.0.0 is the newest with one for CPython 3.11), no dependencies.
+FUZZ_PKGS := atheris==3.0.0
 
 .PHONY: setup demo test golden golden-report opinfo-full selftest bench test-asan test-asan-suites coverage clean
 
-setup: $(BUILD)/.installed $(REF)/.extra-pkgs $(VENV)/.extra-pkgs $(REF)/.train-pkgs $(VENV)/.train-pkgs
+setup: $(BUILD)/.installed $(REF)/.extra-pkgs $(VENV)/.extra-pkgs $(REF)/.train-pkgs $(VENV)/.train-pkgs $(VENV)/.fuzz-pkgs
 
 # The reference environment: upstream torch 2.13.0 (CPU wheel), the yardstick.
 $(REF)/.done:
@@ -68,6 +71,10 @@ $(REF)/.train-pkgs: $(REF)/.done
 $(VENV)/.train-pkgs: $(VENV)/.done
 	$(VENV)/bin/pip install -q $(TRAIN_DEPS)
 	$(VENV)/bin/pip install -q --no-deps $(TRAIN_PKGS)
+	touch $@
+
+$(VENV)/.fuzz-pkgs: $(VENV)/.done
+	$(VENV)/bin/pip install -q $(FUZZ_PKGS)
 	touch $@
 
 $(BUILD)/.installed: $(VENV)/.done $(VENV)/.lapack $(SRCS)
@@ -142,7 +149,9 @@ LLAMACPP_CMAKE_ARGS ?= -DGGML_NATIVE=ON -DLLAVA_BUILD=OFF
 .PHONY: bench-llamacpp
 $(LLAMACPP_VENV)/.done:
 	$(PY) -m venv $(LLAMACPP_VENV)
-	CMAKE_ARGS="$(LLAMACPP_CMAKE_ARGS)" CMAKE_BUILD_PARALLEL_LEVEL=2 \
+	@# cmake from PyPI (the build needs >= 3.21; a fresh machine has none on PATH)
+	$(LLAMACPP_VENV)/bin/pip install -q cmake
+	PATH="$(abspath $(LLAMACPP_VENV))/bin:$$PATH" CMAKE_ARGS="$(LLAMACPP_CMAKE_ARGS)" CMAKE_BUILD_PARALLEL_LEVEL=2 \
 	  $(LLAMACPP_VENV)/bin/pip install -q --no-binary llama-cpp-python $(LLAMACPP_PKG)
 	touch $@
 
@@ -159,7 +168,7 @@ $(BUILD)/asan/_C.abi3.so: $(VENV)/.done $(SRCS)
 	$(VENV)/bin/ninja -C $(BUILD)/asan >/dev/null
 
 test-asan: setup $(BUILD)/asan/_C.abi3.so
-	TN_SUBJECT_PYTHON=$(CURDIR)/tools/asan/python TN_NO_CACHE= TN_GLOO_FUZZ_ITERS=1000000 \
+	TN_SUBJECT_PYTHON=$(CURDIR)/tools/asan/python TN_NO_CACHE= TN_GLOO_FUZZ_ITERS=1000000 TN_GGUF_FUZZ_RUNS=200000 \
 	  $(VENV)/bin/python tools/test_streams.py --asan
 
 # Upstream's three suites (OpInfo and ModuleInfo at CI's sample cap, the transformers sweep's CI

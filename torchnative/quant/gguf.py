@@ -18,7 +18,9 @@ import struct
 
 GGML_TYPES = {0: ("f32", 1, 4), 1: ("f16", 1, 2), 2: ("q4_0", 32, 18), 3: ("q4_1", 32, 20), 8: ("q8_0", 32, 34),
               10: ("q2_k", 256, 84), 11: ("q3_k", 256, 110), 12: ("q4_k", 256, 144), 13: ("q5_k", 256, 176), 14: ("q6_k", 256, 210)}
-_SCALAR = {0: "<B", 1: "<b", 2: "<H", 3: "<h", 4: "<I", 5: "<i", 6: "<f", 7: "<?", 10: "<Q", 11: "<q", 12: "<d"}
+_SCALAR = {t: struct.Struct(f) for t, f in
+           {0: "<B", 1: "<b", 2: "<H", 3: "<h", 4: "<I", 5: "<i", 6: "<f", 7: "<?", 10: "<Q", 11: "<q", 12: "<d"}.items()}
+_U32, _U64 = _SCALAR[4], _SCALAR[10]
 _MAX_DIMS = 4
 
 
@@ -43,11 +45,11 @@ class GGUFFile:
         self.pos += n
         return b
 
-    def _scalar(self, fmt, what):
-        return struct.unpack(fmt, self._take(struct.calcsize(fmt), what))[0]
+    def _scalar(self, st, what):
+        return st.unpack(self._take(st.size, what))[0]
 
     def _str(self, what):
-        n = self._scalar("<Q", what + " length")
+        n = self._scalar(_U64, what + " length")
         return self._take(n, what).decode("utf-8", errors="replace")
 
     def _value(self, t, what, depth=0):
@@ -56,8 +58,8 @@ class GGUFFile:
         if t == 8:
             return self._str(what)
         if t == 9 and depth == 0:
-            et = self._scalar("<I", what + " element type")
-            n = self._scalar("<Q", what + " count")
+            et = self._scalar(_U32, what + " element type")
+            n = self._scalar(_U64, what + " count")
             if n > len(self.buf):
                 raise ValueError("GGUF: %s: array of %d elements cannot fit in the file" % (what, n))
             return [self._value(et, what, 1) for _ in range(n)]
@@ -67,27 +69,27 @@ class GGUFFile:
         magic = self._take(4, "magic")
         if magic != b"GGUF":
             raise ValueError("GGUF: bad magic %r (not a GGUF file)" % bytes(magic))
-        version = self._scalar("<I", "version")
+        version = self._scalar(_U32, "version")
         if version not in (2, 3):
             raise ValueError("GGUF: unsupported version %d (expected 2 or 3)" % version)
-        nt = self._scalar("<Q", "tensor count")
-        nkv = self._scalar("<Q", "metadata count")
+        nt = self._scalar(_U64, "tensor count")
+        nkv = self._scalar(_U64, "metadata count")
         if nt > len(self.buf) or nkv > len(self.buf):
             raise ValueError("GGUF: tensor count %d / metadata count %d cannot fit in the file" % (nt, nkv))
         self.meta = {}
         for _ in range(nkv):
             key = self._str("metadata key")
-            t = self._scalar("<I", "metadata type of " + key)
+            t = self._scalar(_U32, "metadata type of " + key)
             self.meta[key] = self._value(t, key)
         infos = []
         for _ in range(nt):
             name = self._str("tensor name")
-            nd = self._scalar("<I", "dimension count of " + name)
+            nd = self._scalar(_U32, "dimension count of " + name)
             if nd == 0 or nd > _MAX_DIMS:
                 raise ValueError("GGUF: tensor %s has %d dimensions (1 to %d allowed)" % (name, nd, _MAX_DIMS))
-            dims = [self._scalar("<Q", "dimensions of " + name) for _ in range(nd)]
-            t = self._scalar("<I", "type of " + name)
-            off = self._scalar("<Q", "offset of " + name)
+            dims = [self._scalar(_U64, "dimensions of " + name) for _ in range(nd)]
+            t = self._scalar(_U32, "type of " + name)
+            off = self._scalar(_U64, "offset of " + name)
             infos.append((name, dims, t, off))
         align = self.meta.get("general.alignment", 32)
         if not isinstance(align, int) or align <= 0 or align & (align - 1):
@@ -132,25 +134,73 @@ class GGUFFile:
         return t.float().reshape(list(reversed(dims)))
 
 
+def _meta_num(m, key, default=None, kind=int):
+    """Metadata `key` as a positive number of `kind` (int, or float for which ints also do)."""
+    v = m.get(key, default)
+    if v is None:
+        raise ValueError("GGUF: missing metadata %s" % key)
+    ok = (int,) if kind is int else (int, float)
+    if isinstance(v, bool) or not isinstance(v, ok) or not 0 < v < float("inf"):
+        raise ValueError("GGUF: metadata %s is %r, expected a positive %s" % (key, v, kind.__name__))
+    return v
+
+
 def _config(g):
+    """The LlamaConfig the metadata describes, every field checked (type, range, divisibility)."""
     import transformers
     m = g.meta
     if m.get("general.architecture") != "llama":
         raise ValueError("GGUF: architecture %r is not supported (llama only)" % m.get("general.architecture"))
     a = "llama."
-    try:
-        vocab = m.get(a + "vocab_size") or len(m["tokenizer.ggml.tokens"])
-        return transformers.LlamaConfig(
-            hidden_size=m[a + "embedding_length"], num_hidden_layers=m[a + "block_count"],
-            num_attention_heads=m[a + "attention.head_count"],
-            num_key_value_heads=m.get(a + "attention.head_count_kv", m[a + "attention.head_count"]),
-            intermediate_size=m[a + "feed_forward_length"], vocab_size=vocab,
-            max_position_embeddings=m.get(a + "context_length", 2048), rope_theta=m.get(a + "rope.freq_base", 10000.0),
-            rms_norm_eps=m.get(a + "attention.layer_norm_rms_epsilon", 1e-5),
-            tie_word_embeddings="output.weight" not in g.tensors,
-            bos_token_id=m.get("tokenizer.ggml.bos_token_id"), eos_token_id=m.get("tokenizer.ggml.eos_token_id"))
-    except KeyError as e:
-        raise ValueError("GGUF: missing metadata %s" % e) from None
+    if a + "vocab_size" not in m:
+        tokens = m.get("tokenizer.ggml.tokens")
+        if not isinstance(tokens, list):
+            raise ValueError("GGUF: missing metadata %svocab_size (and no tokenizer.ggml.tokens list)" % a)
+    vocab = _meta_num(m, a + "vocab_size", len(m.get("tokenizer.ggml.tokens") or ()))
+    D, H = _meta_num(m, a + "embedding_length"), _meta_num(m, a + "attention.head_count")
+    KV = _meta_num(m, a + "attention.head_count_kv", H)
+    if D % H or (D // H) % 2 or H % KV:
+        raise ValueError("GGUF: embedding_length %d, head_count %d and head_count_kv %d do not make llama heads "
+                         "(heads must divide the width into an even head size, kv heads the heads)" % (D, H, KV))
+    ids = {}
+    for k in ("bos", "eos"):
+        v = m.get("tokenizer.ggml.%s_token_id" % k)
+        if v is not None and (isinstance(v, bool) or not isinstance(v, int)):
+            raise ValueError("GGUF: metadata tokenizer.ggml.%s_token_id is %r, expected an integer" % (k, v))
+        ids[k] = v
+    return transformers.LlamaConfig(
+        hidden_size=D, num_hidden_layers=_meta_num(m, a + "block_count"), num_attention_heads=H,
+        num_key_value_heads=KV, intermediate_size=_meta_num(m, a + "feed_forward_length"), vocab_size=vocab,
+        max_position_embeddings=_meta_num(m, a + "context_length", 2048),
+        rope_theta=_meta_num(m, a + "rope.freq_base", 10000.0, float),
+        rms_norm_eps=_meta_num(m, a + "attention.layer_norm_rms_epsilon", 1e-5, float),
+        tie_word_embeddings="output.weight" not in g.tensors, bos_token_id=ids["bos"], eos_token_id=ids["eos"])
+
+
+def _check_shapes(g, cfg):
+    """Every tensor load_llama reads is present with the shape the config gives (GGUF order: the
+    row length first), before any module is built from them."""
+    D, V, F = cfg.hidden_size, cfg.vocab_size, cfg.intermediate_size
+    hd = D // cfg.num_attention_heads
+    want = {"token_embd.weight": [D, V], "output_norm.weight": [D]}
+    if "output.weight" in g.tensors:
+        want["output.weight"] = [D, V]
+    for i in range(cfg.num_hidden_layers):
+        b = "blk.%d." % i
+        want.update({b + "attn_q.weight": [D, cfg.num_attention_heads * hd], b + "attn_k.weight": [D, cfg.num_key_value_heads * hd],
+                     b + "attn_v.weight": [D, cfg.num_key_value_heads * hd], b + "attn_output.weight": [cfg.num_attention_heads * hd, D],
+                     b + "ffn_gate.weight": [D, F], b + "ffn_up.weight": [D, F], b + "ffn_down.weight": [F, D],
+                     b + "attn_norm.weight": [D], b + "ffn_norm.weight": [D]})
+        if len(want) > len(g.tensors):  # block_count past the file's tensors: one is missing already
+            break
+    for name, shape in want.items():
+        if name not in g.tensors:
+            raise ValueError("GGUF: tensor %s is missing" % name)
+        fmt, dims = g.tensors[name][:2]
+        if dims != shape:
+            raise ValueError("GGUF: tensor %s has dims %s, the metadata gives %s" % (name, dims, shape))
+        if len(shape) == 1 and fmt not in ("f32", "f16"):
+            raise ValueError("GGUF: tensor %s is %s, not float" % (name, fmt))
 
 
 def _unpermute_rows(n_rows, n_head):
@@ -169,21 +219,14 @@ def load_llama(path, dequantize=False):
     from . import QuantEmbedding, QuantLinear, dequantize_tensor
     g = GGUFFile(path)
     cfg = _config(g)
+    _check_shapes(g, cfg)
     with torch.device("meta"):
         model = transformers.LlamaForCausalLM(cfg)
     model.model.rotary_emb = LlamaRotaryEmbedding(config=cfg)
     H, KV = cfg.num_attention_heads, cfg.num_key_value_heads
 
-    def need(name):
-        if name not in g.tensors:
-            raise ValueError("GGUF: tensor %s is missing" % name)
-        return g.tensors[name]
-
     def matrix(name, perm_heads=None):
-        fmt, dims, _, _ = need(name)
-        if len(dims) != 2:
-            raise ValueError("GGUF: tensor %s should be a matrix, has dims %s" % (name, dims))
-        cols, rows = dims
+        fmt, (cols, rows), _, _ = g.tensors[name]
         if fmt in ("f32", "f16"):
             w = g.floats(name)
             if perm_heads:
@@ -198,7 +241,7 @@ def load_llama(path, dequantize=False):
 
     def linear(name, perm_heads=None):
         kind, w = matrix(name, perm_heads)
-        rows, cols = need(name)[1][1], need(name)[1][0]
+        cols, rows = g.tensors[name][1]
         if kind == "float":
             lin = torch.nn.Linear(cols, rows, bias=False)
             lin.weight = torch.nn.Parameter(w, requires_grad=False)
@@ -209,7 +252,7 @@ def load_llama(path, dequantize=False):
         return torch.nn.Parameter(g.floats(name).reshape(-1), requires_grad=False)
 
     kind, emb = matrix("token_embd.weight")
-    V, D = need("token_embd.weight")[1][1], need("token_embd.weight")[1][0]
+    D, V = g.tensors["token_embd.weight"][1]
     if kind == "float":
         e = torch.nn.Embedding(V, D)
         e.weight = torch.nn.Parameter(emb, requires_grad=False)
