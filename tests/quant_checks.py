@@ -299,6 +299,37 @@ def gguf_bad():
     return out
 
 
+def gguf_bad_meta():
+    """load_llama's metadata and shape checks: the fuzz corpus's one-layer llama (written by gguf's
+    writer) with one metadata field edited, then the loader's config and shape checks."""
+    import os
+    from torchnative.quant import gguf
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fuzz", "gguf_corpus", "llama.gguf")
+    a = "llama."
+    cases = {"good": {}, "heads0": {a + "attention.head_count": 0}, "width_str": {a + "embedding_length": "abc"},
+             "heads_not_dividing": {a + "attention.head_count": 3}, "odd_head_size": {a + "attention.head_count": 32},
+             "kv_not_dividing": {a + "attention.head_count_kv": 3}, "bool_layers": {a + "block_count": True},
+             "tokens_int": {a + "vocab_size": None, "tokenizer.ggml.tokens": 5},
+             "more_layers": {a + "block_count": 2}, "ffn_disagrees": {a + "feed_forward_length": 65},
+             "huge_width": {a + "embedding_length": 2**40}, "rope_str": {a + "rope.freq_base": "x"},
+             "eps_nan": {a + "attention.layer_norm_rms_epsilon": float("nan")},
+             "bos_float": {"tokenizer.ggml.bos_token_id": 1.5}, "arch": {"general.architecture": "gpt2"}}
+    out = {}
+    for k, edits in cases.items():
+        g = gguf.GGUFFile(path)
+        for key, v in edits.items():
+            if v is None:
+                g.meta.pop(key, None)
+            else:
+                g.meta[key] = v
+        try:
+            gguf._check_shapes(g, gguf._config(g))
+            out[k] = ["ok", ""]
+        except Exception as e:  # noqa: BLE001
+            out[k] = [type(e).__name__, str(e)[:160]]
+    return out
+
+
 def gguf_model():
     """The SmolLM2-135M-Instruct Q4_1 file loaded with its tensors in place (no float copy of the
     Q4_1 / Q8_0 weights) against the same file loaded as float32 (our dequantisation of the same

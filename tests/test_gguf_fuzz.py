@@ -6,8 +6,10 @@ load_llama and a forward. The only exception allowed out is ValueError("GGUF: ..
 crash or a sanitizer report fails the run. The corpus kept in tests/fuzz/gguf_corpus (seeds from
 gguf's writer, tools/fuzz/gguf_seeds.py, plus what earlier runs found, merged) is copied and grown
 in a scratch folder. The subject is TN_SUBJECT_PYTHON when set: `make test-asan` runs it with
-the sanitizer build (tools/asan/python). Executions per mode: TN_GGUF_FUZZ_RUNS (reader, default
-20,000) and a tenth of it for model mode; `make test-asan` runs 200,000. The 1,000,000-execution
+the sanitizer build (tools/asan/python), with tools/fuzz/cov_forward.c preloaded ahead of libasan
+(whose weak coverage stand-ins would otherwise take atheris's counters: no coverage, no guidance;
+atheris then warns that coverage symbols come from another library, which is that forwarder). Executions per mode: TN_GGUF_FUZZ_RUNS (reader, default
+20,000) and a tenth of it for model mode; `make test-asan` runs 50,000. The 1,000,000-execution
 runs are in docs/quant.md "Fuzzing the GGUF reader".
 """
 import os
@@ -26,6 +28,12 @@ SUBJECT = os.environ.get("TN_SUBJECT_PYTHON") or sys.executable
 @pytest.mark.parametrize("mode,runs", [("reader", RUNS), ("model", max(RUNS // 10, 1))])
 def test_gguf_fuzz(tmp_path, mode, runs):
     pytest.importorskip("atheris", reason="atheris is installed by make setup")
+    env = dict(os.environ, TRANSFORMERS_VERBOSITY="error")
+    if os.environ.get("TN_SUBJECT_PYTHON"):  # the sanitizer build: libasan would hide atheris's coverage
+        so = str(tmp_path / "cov_forward.so")
+        subprocess.run(["gcc", "-O2", "-shared", "-fPIC", "-Wall", "-Wextra", "-Werror", "-o", so,
+                        os.path.join(ROOT, "tools", "fuzz", "cov_forward.c"), "-ldl"], check=True)
+        env["TN_ASAN_FIRST"] = so
     corpus = tmp_path / "corpus"
     shutil.copytree(CORPUS, corpus)
     seeds = len(os.listdir(corpus))
@@ -33,9 +41,9 @@ def test_gguf_fuzz(tmp_path, mode, runs):
     r = subprocess.run([SUBJECT, os.path.join(ROOT, "tools", "fuzz", "gguf_fuzz.py"), "--mode", mode,
                         "-runs=%d" % runs, "-max_len=16384", "-seed=%d" % (12345 + len(mode)),
                         "-artifact_prefix=%s/" % tmp_path, str(corpus)],
-                       capture_output=True, text=True, timeout=3600, cwd=tmp_path,
-                       env=dict(os.environ, TRANSFORMERS_VERBOSITY="error"))
+                       capture_output=True, text=True, timeout=3600, cwd=tmp_path, env=env)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-6000:]
     assert "Done %d runs" % runs in r.stderr, r.stderr[-3000:]
-    # the kept corpus was read: libFuzzer reports it loaded every file before mutating
-    assert "INITED" in r.stderr and not list(tmp_path.glob("crash-*")), r.stderr[-3000:]
+    # coverage-guided: libFuzzer saw the instrumented reader's coverage once the corpus was read
+    inited = [line for line in r.stderr.splitlines() if "\tINITED " in line]
+    assert inited and " cov: " in inited[0] and not list(tmp_path.glob("crash-*")), r.stderr[-3000:]

@@ -167,6 +167,18 @@ def test_gguf_bad_files():
         assert r[k][0] == "ValueError" and r[k][1].startswith("GGUF: "), (k, r[k])
 
 
+def test_gguf_bad_metadata():
+    """A llama file whose metadata is of the wrong type or range, or disagrees with its tensors,
+    raises ValueError naming the field or tensor before any module is built (before these checks:
+    ZeroDivisionError, TypeError, MemoryError, transformers' validation errors, or a silent load;
+    docs/quant.md "Fuzzing the GGUF reader")."""
+    r = _check("gguf_bad_meta")
+    assert r.pop("good") == ["ok", ""]
+    assert len(r) == 14
+    for k, (t, msg) in r.items():
+        assert t == "ValueError" and msg.startswith("GGUF: "), (k, t, msg)
+
+
 def test_gguf_smollm2_in_place():
     """The real SmolLM2-135M-Instruct Q4_1 file: every Linear and the tied Q8_0 embedding/head
     used in place; against the float32 model of the same bytes: logits within 5 % relative RMS
