@@ -90,3 +90,25 @@ cases("fuzz_refuse3_randint_like_tensor_high", {
                "err(lambda: torch.randint_like(torch.tensor(1.0), torch.tensor([3]))), "
                "err(lambda: torch.randint_like(torch.tensor(1.0), torch.tensor(0.5)))]",
 }, setup=SETUP)
+
+cases("fuzz_refuse3_float_power_no_promotion", {
+    "float8_exponent": "[torch.float_power(x, (x * 3).to(dt)) for dt in (torch.float8_e4m3fn, torch.float8_e4m3fnuz, "
+                       "torch.float8_e5m2, torch.float8_e5m2fnuz)]",
+    "float8_both": "torch.float_power(x.abs().to(torch.float8_e5m2), torch.arange(6.).reshape(2, 3).to(torch.float8_e4m3fnuz))",
+    "complex32_base": "torch.float_power(torch.arange(6.).reshape(2, 3).to(torch.complex32), torch.arange(6.).reshape(2, 3).to(torch.float8_e4m3fn))",
+    "method_inplace_out": "[x.abs().float_power(x.to(torch.float8_e4m3fnuz)), x.abs().double().float_power_(x.to(torch.float8_e4m3fn)), "
+                          "torch.float_power(x.abs(), x.to(torch.float8_e5m2), out=torch.empty(2, 3, dtype=torch.float64))]",
+    "still_refused": "[err(lambda: x.float_power_(x.to(torch.float8_e4m3fnuz))), "
+                     "err(lambda: torch.float_power(x, x.to(torch.float8_e4m3fn), out=torch.empty(2, 3))), "
+                     "err(lambda: torch.pow(x, x.to(torch.float8_e4m3fn)))]",
+}, setup=SETUP)
+
+cases("fuzz_refuse3_matrix_transpose_0dim", {
+    "real": "t = torch.tensor(1.5); [(r is t, r._is_view(), r) for r in (t.mT, t.mH, t.adjoint(), t.H, aten.matrix_H.default(t), torch.adjoint(t))]",
+    "complex": "t = torch.tensor(1.5 + 2j); [(r is t, r._is_view(), r.is_conj(), r.resolve_conj()) for r in (t.mT, t.mH, t.adjoint(), t.H)]",
+    "int": "t = torch.tensor(3); [(r is t, r) for r in (t.mT, t.mH, t.adjoint())]",
+    "requires_grad": "t = torch.tensor(1.5, requires_grad=True); [(r is t, r.grad_fn) for r in (t.mT, t.mH, t.adjoint(), t.H)]",
+    "complex_grad": "t = torch.tensor(1.5 + 2j, requires_grad=True); r = t.mH; (type(r.grad_fn).__name__, r.is_conj())",
+    "one_dim_refused": "t = torch.tensor([1.5]); [err(lambda: t.mT), err(lambda: t.mH), err(lambda: t.adjoint()), err(lambda: t.H), "
+                       "err(lambda: torch.ones(2, 2, 2).H)]",
+}, setup=SETUP)
