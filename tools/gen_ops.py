@@ -387,7 +387,12 @@ def autograd_table(yaml_path, rows, impl, cname, infos_by_row=None):
             out.append(f'    {{"Foreach{rinfo.op}{r["overload"]}", {dm}ULL, 0ULL, 0, 255, {int(r["composite"])}, 1, 0, 0ULL}},')
             continue
         if info is None:
-            out.append(f'    {{NULL, 0, 0, 0, 0, {int(r["composite"])}, 0, {int(r["name"] in DONT_REQUIRE_DERIVATIVE)}}},')
+            # upstream tests the base name too (get_base_name): logical_not_ is logical_not's in-place
+            # form, not differentiable either (dunders keep their own name: __iand__)
+            nm = r["name"]
+            nd = nm in DONT_REQUIRE_DERIVATIVE or (nm.endswith("_") and not nm.startswith("__")
+                                                   and nm[:-1] in DONT_REQUIRE_DERIVATIVE)
+            out.append(f'    {{NULL, 0, 0, 0, 0, {int(r["composite"])}, 0, {int(nd)}}},')
             continue
         if infos_by_row is not None:
             infos_by_row[ri] = info

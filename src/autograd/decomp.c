@@ -1682,6 +1682,8 @@ static PyObject *d_positive(tn_value *a) {
 static PyObject *d_mT(tn_value *a) {   /* mT / mH / adjoint (real): transpose(-2, -1) */
     const tn_tensor *t = tn_tensor_of(a[0].u.obj);
     int op = current_op_of();   /* read before the nested door calls below replace it */
+    if (t->ndim == 0)   /* upstream returns a 0-dim self itself (its conj() for mH / adjoint of complex) */
+        return op != TN_ROW_mT && tn_dtype_is_complex(t->dtype) ? tn_at__conj(a[0].u.obj) : Py_NewRef(a[0].u.obj);
     if (t->ndim < 2) return tn_door_below_autograd(op, a);
     PyObject *v = tn_at_transpose_int(a[0].u.obj, -2, -1);
     if (v && op != TN_ROW_mT && tn_dtype_is_complex(t->dtype)) Py_SETREF(v, tn_at__conj(v));
@@ -1689,6 +1691,7 @@ static PyObject *d_mT(tn_value *a) {   /* mT / mH / adjoint (real): transpose(-2
 }
 static PyObject *d_matrix_H(tn_value *a) {
     const tn_tensor *t = tn_tensor_of(a[0].u.obj);
+    if (t->ndim == 0) return tn_dtype_is_complex(t->dtype) ? tn_at__conj(a[0].u.obj) : Py_NewRef(a[0].u.obj);
     if (t->ndim != 2) return tn_door_below_autograd(TN_ROW_matrix_H, a);
     PyObject *v = tn_at_transpose_int(a[0].u.obj, 0, 1);
     if (v && tn_dtype_is_complex(t->dtype)) Py_SETREF(v, tn_at__conj(v));

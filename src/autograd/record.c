@@ -859,15 +859,27 @@ static PyObject *out_fallback(int op, tn_value *args, const tn_schema *s) {
     Py_DECREF(n);
     return res;
 }
+/* Whether the generated out= kernel of a functional with a derivatives.yaml entry checks anything
+ * (gen_variable_type's requires_derivative): only with a differentiable input (a tensor argument
+ * not marked non_differentiable: special_bessel_j0.out has none) and a differentiable output
+ * (gt.Tensor's output_differentiability is [False]); otherwise it just runs the op, whatever
+ * requires grad (docs/breadth_more2.md, "Fuzz corpus: calls upstream runs, third pass"). */
+static bool out_checks(const tn_op_autograd_def *fad) { return (fad->diff | fad->nograd) && fad->out_diff; }
+
 static PyObject *out_call(int op, tn_value *args, const tn_schema *s) {
     int f = functional_row(op, s);
     const tn_op_autograd_def *fad = f >= 0 && tn_op_autograd_defs[f].node ? &tn_op_autograd_defs[f] : NULL;
+    if (fad && !out_checks(fad)) return run_below(op, args);
     /* a CompositeImplicitAutograd out= row (absolute.out, divide.out, square.out ...) runs upstream's
      * composite kernel, whose inner out= call (abs.out, div.out, pow.out ...) refuses when an input
-     * requires grad, an out tensor included (measured over the no-crash corpus, tests/test_no_crash.py) */
+     * requires grad, an out tensor included (measured over the no-crash corpus, tests/test_no_crash.py),
+     * unless that inner op checks nothing (greater.Tensor_out -> gt.Tensor_out) */
     if (!fad && tn_op_autograd_defs[op].composite) {
         /* the error names the op the kernel calls: an alias's (absolute.out -> abs) */
         int base = f >= 0 ? tn_decomp_kind(f) : -1;
+        if (base >= 0 && (tn_op_autograd_defs[base].nondiff ||
+                          (tn_op_autograd_defs[base].node && !out_checks(&tn_op_autograd_defs[base]))))
+            return run_below(op, args);
         const char *name = tn_op_at(base >= 0 ? base : op)->name;
         for (int i = 0; i < s->nargs; i++)
             if (value_requires_grad(&args[i]))

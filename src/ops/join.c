@@ -425,6 +425,10 @@ PyObject *tn_op_roll(tn_value *a) {
     tn_tensor *t = tn_tensor_of(self);
     int ns = a[1].u.ints.n, nd = a[2].u.ints.n;
     if (tn_require_castable("roll", t->dtype) < 0) return NULL;
+    if (ns == 0) {   /* upstream's roll_common, reached whenever shifts is not one long */
+        PyErr_SetString(PyExc_RuntimeError, "`shifts` required");
+        return NULL;
+    }
     if (nd == 0) {
         if (ns != 1) {
             PyErr_Format(PyExc_RuntimeError, "shifts and dimensions must align. shifts: %d, dims:%d", ns, nd);
@@ -448,6 +452,9 @@ PyObject *tn_op_roll(tn_value *a) {
         PyErr_Format(PyExc_RuntimeError, "shifts and dimensions must align. shifts: %d, dims:%d", ns, nd);
         return NULL;
     }
+    /* upstream's one-dim roll returns a clone of an empty tensor before it reads the dim's size:
+     * no dim is checked then (torch.roll(empty(0, 3), [1, 1], [-1, 2]) runs) */
+    if (tn_numel(t) == 0) return tn_at_clone(self, NULL);
     PyObject *cur = Py_NewRef(self);
     for (int i = 0; i < nd; i++) {
         int64_t d;

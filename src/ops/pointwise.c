@@ -539,9 +539,12 @@ static PyObject *binary(const bspec *s, tn_value *a, tn_value *b, PyObject *out,
     PyObject *orig[2] = {a->u.obj, b->u.obj}, *target = inplace ? a->u.obj : out;
     /* upstream's TensorIterator checks overlap before the shapes and dtypes */
     if (target && tn_check_overlap(target, 2, orig) < 0) return NULL;
-    tn_dtype ct = tn_result_type(2, pair);
+    /* float_power converts both operands to float64 / complex128 with no promotion between them
+     * (upstream's base.to(dtype).pow(exp.to(dtype)): a float8 exponent runs) */
+    tn_dtype ct = (s->fl & B_F64) ? (tn_dtype_is_complex(TN_T(*a)->dtype) || tn_dtype_is_complex(TN_T(*b)->dtype)
+                                         ? TN_DTYPE_C128 : TN_DTYPE_F64)
+                                  : tn_result_type(2, pair);
     if (ct == TN_DTYPE_UNDEFINED) return NULL;
-    if (s->fl & B_F64) ct = tn_dtype_is_complex(ct) ? TN_DTYPE_C128 : TN_DTYPE_F64;
     if ((s->fl & B_FLOAT) && is_int(ct)) ct = tn_py.default_dtype;
     if ((s->fl & B_NOCPLX) && tn_dtype_is_complex(ct)) {
         PyErr_Format(PyExc_RuntimeError, "%s not implemented for complex tensors.", s->name);
@@ -914,6 +917,7 @@ static PyObject *pow_ts(tn_value *a, PyObject *out, bool inplace, bool fpow) {
 }
 
 static PyObject *pow_tt(const bspec *s, tn_value *a, PyObject *out, bool inplace) {
+    if (s->fl & B_F64) return b_tt(s, a, out, inplace);   /* no promotion: binary() converts both */
     tn_value pair[2] = {a[0], a[1]};
     tn_dtype rt = tn_result_type(2, pair);
     if (rt == TN_DTYPE_UNDEFINED) return NULL;

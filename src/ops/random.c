@@ -905,16 +905,20 @@ static PyObject *randint_like_any(tn_value *a, int64_t low, int64_t high, int ig
     return r;
 }
 
+void tn_cr_load(const char *p, tn_dtype dt, tn_value *v);   /* ops/create.c */
+
+/* upstream's high.item<int64_t>() after its scalar / CPU check: any dtype, a float truncated,
+ * NaN / out of range / a nonzero imaginary part refused by Scalar::to's overflow check */
 static int tensor_int(const tn_value *v, int64_t *out) {
     tn_tensor *t = TN_T(*v);
-    if (t->ndim != 0 || tn_dtype_is_floating(t->dtype) || tn_dtype_is_complex(t->dtype)) {
+    if (t->ndim != 0 || t->storage->device != TN_DEVICE_CPU) {
         PyErr_SetString(PyExc_RuntimeError, "high must be a scalar tensor and on CPU");
         return -1;
     }
-    PyObject *c = tn_as_dtype(v->u.obj, TN_DTYPE_I64, true);
-    if (!c) return -1;
-    *out = *(const int64_t *)tn_data(tn_tensor_of(c));
-    Py_DECREF(c);
+    tn_value s;
+    tn_cr_load(tn_data(t), t->dtype, &s);
+    if (tn_cr_check_scalar(&s, TN_DTYPE_I64) < 0) return -1;
+    *out = s.tag == TN_V_FLOAT ? (int64_t)s.u.f : s.tag == TN_V_COMPLEX ? (int64_t)s.u.c.re : s.u.i;
     return 0;
 }
 

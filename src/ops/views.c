@@ -367,6 +367,8 @@ PyObject *tn_op_numpy_T(tn_value *a) {
 
 static PyObject *matrix_t(tn_value *a, const char *what, bool conj) {
     tn_tensor *t = TN_T(a[0]);
+    if (t->ndim == 0)   /* upstream: a 0-dim self itself, or its conj() (measured, test_fuzz_refuse3.py) */
+        return conj && tn_dtype_is_complex(t->dtype) ? tn_at__conj(a[0].u.obj) : Py_NewRef(a[0].u.obj);
     if (t->ndim < 2) {
         PyErr_Format(PyExc_RuntimeError, "tensor.%s is only supported on matrices or batches of matrices. Got %d-D tensor.",
                      what, t->ndim);
@@ -381,7 +383,7 @@ PyObject *tn_op_mT(tn_value *a) { return matrix_t(a, "mT", false); }
 PyObject *tn_op_mH(tn_value *a) { return matrix_t(a, "mH", true); }
 PyObject *tn_op_adjoint(tn_value *a) {
     tn_tensor *t = TN_T(a[0]);
-    if (t->ndim < 2) {
+    if (t->ndim == 1) {
         PyErr_Format(PyExc_RuntimeError, "tensor.adjoint() is only supported on matrices or batches of matrices. Got %d-D tensor.", t->ndim);
         return NULL;
     }
@@ -389,7 +391,7 @@ PyObject *tn_op_adjoint(tn_value *a) {
 }
 PyObject *tn_op_matrix_H(tn_value *a) {
     tn_tensor *t = TN_T(a[0]);
-    if (t->ndim != 2) {
+    if (t->ndim != 2 && t->ndim != 0) {
         PyErr_Format(PyExc_RuntimeError, "tensor.H is only supported on matrices (2-D tensors). Got %d-D tensor.%s", t->ndim,
                      t->ndim > 2 ? " For batches of matrices, consider using tensor.mH" : "");
         return NULL;
