@@ -154,9 +154,9 @@ static PyObject *mean_impl(tn_value *self, const tn_value *dimv, bool keepdim, c
         PyObject *r32 = run_reduce(TN_REDUCE_MEAN, "mean", self->u.obj, mask, keepdim, TN_DTYPE_F32);
         PyObject *r = r32 ? tn_as_dtype(r32, od, false) : NULL;
         Py_XDECREF(r32);
-        return tn_out_deliver(r, out, "mean");
+        return tn_out_deliver_overlap(r, out, "mean", false);
     }
-    return tn_out_deliver(run_reduce(TN_REDUCE_MEAN, "mean", self->u.obj, mask, keepdim, od), out, "mean");
+    return tn_out_deliver_overlap(run_reduce(TN_REDUCE_MEAN, "mean", self->u.obj, mask, keepdim, od), out, "mean", false);
 }
 
 PyObject *tn_op_mean(tn_value *a) { return mean_impl(&a[0], NULL, false, &a[1], NULL); }
@@ -369,6 +369,10 @@ static PyObject *scan(tn_scan_op op, const char *name, tn_value *a, PyObject *ou
     tn_tensor *t = TN_T(a[0]);
     int dim;
     if (tn_wrap_dim_i(a[1].u.i, t->ndim, &dim) < 0) return NULL;
+    /* the written-to tensor's internal overlap next (self; out= as resized), before the dtypes */
+    if (inplace ? tn_check_overlap(a[0].u.obj, 0, NULL) < 0
+                : out && tn_out_overlap_as_resized(out, t->ndim, t->sizes, 0, NULL) < 0)
+        return NULL;
     tn_dtype od = a[2].tag == TN_V_DTYPE ? a[2].u.dtype
                 : inplace ? t->dtype
                 : out ? tn_tensor_of(out)->dtype
@@ -624,7 +628,7 @@ static PyObject *logsumexp_impl(tn_value *a, PyObject *out) {
         Py_DECREF(res);
         return tn_kernel_missing_cpu("sum", od);
     }
-    return tn_out_deliver(res, out, "logsumexp");
+    return tn_out_deliver_overlap(res, out, "logsumexp", false);
 }
 
 PyObject *tn_op_logsumexp(tn_value *a) { return logsumexp_impl(a, NULL); }

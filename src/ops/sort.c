@@ -160,17 +160,17 @@ static int sort_core(PyObject *self, int64_t dim_arg, bool desc, int64_t keep, b
 
 
 /* Copy into out= tensors (values, indices); steals v, i. */
-/* The out= tensors of sort / topk (and of the value-selecting ops, self NULL: no overlap check).
- * With self given, upstream's kernels write values from self through a TensorIterator (sort's
- * values.copy_(self), topk's loop), so values as resized may not overlap itself nor partially
- * overlap self, and indices may not overlap itself (measured: docs/breadth_more2.md, "third pass"). */
+/* The out= tensors of sort / topk and of the value-selecting ops (median, kthvalue, mode: self
+ * NULL). Upstream's kernels write them through a TensorIterator or copy_ (sort's values.copy_(self)),
+ * so values and indices as resized may not overlap themselves, and sort's / topk's values may not
+ * partially overlap self (measured: docs/breadth_more2.md, "third pass"). */
 static PyObject *sort_outs(const char *name, PyObject *self, PyObject *v, PyObject *i, PyObject *vout, PyObject *iout) {
     tn_tensor *vt = tn_tensor_of(v);
     int rc = -1;
     if (tn_out_dtype_exact(vout, vt->dtype) == 0 && tn_out_dtype_exact(iout, TN_DTYPE_I64) == 0 &&
         tn_out_prepare(vout, vt->ndim, vt->sizes, vt->dtype, name) == 0 &&
         tn_out_prepare(iout, vt->ndim, vt->sizes, TN_DTYPE_I64, name) == 0 &&
-        (!self || (tn_check_overlap(vout, 1, &self) == 0 && tn_check_overlap(iout, 0, NULL) == 0)) &&
+        tn_check_overlap(vout, self ? 1 : 0, &self) == 0 && tn_check_overlap(iout, 0, NULL) == 0 &&
         tn_copy_into(vout, v) == 0 && tn_copy_into(iout, i) == 0)
         rc = 0;
     Py_DECREF(v);
