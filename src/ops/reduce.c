@@ -477,6 +477,18 @@ static PyObject *var_std(bool take_sqrt, bool with_mean, tn_value *self, const t
     tn_dtype rt = real_of(t->dtype);
     int64_t sz[TN_MAX_DIMS];
     int k = reduced_shape(t, mask, keepdim, sz);
+    if (out && !is_meta(t) && (t->dtype == TN_DTYPE_F16 || t->dtype == TN_DTYPE_BF16) && tn_numel(t) > 0) {
+        /* upstream's out= reduction runs in out's dtype; one with at most one output element goes to
+         * its all-elements CPU kernel unless that dtype is half / bfloat16, and that kernel has no
+         * half / bfloat16 input (measured: docs/breadth_more2.md "third pass") */
+        tn_dtype od = tn_tensor_of(out)->dtype;
+        int64_t nout = 1;
+        for (int i = 0; i < k; i++) nout *= sz[i];
+        if (nout <= 1 && od != TN_DTYPE_F16 && od != TN_DTYPE_BF16 && tn_can_cast(t->dtype, od)) {
+            PyErr_Format(PyExc_RuntimeError, "std_var_all: Unsupported dtype %s", tn_dtype_cpp_name(t->dtype));
+            return NULL;
+        }
+    }
     PyObject *res = tn_tensor_new_empty(k, sz, rt, t->storage->device);
     PyObject *mres = with_mean ? tn_tensor_new_empty(k, sz, t->dtype, t->storage->device) : NULL;
     if (!res || (with_mean && !mres)) goto fail;
@@ -545,21 +557,33 @@ fail:
     return NULL;
 }
 
-static double correction_of(const tn_value *v) {
-    if (v->tag == TN_V_NONE) return 1.0;
-    return tn_value_as_double(v);
+/* correction= as upstream reads it: toDouble() with its overflow check (a
+ * complex with an imaginary part is refused); on meta, the Python meta's refusal of any complex
+ * (measured: docs/breadth_more2.md "third pass") */
+static int correction_of(const tn_value *self, const tn_value *v, double *c) {
+    *c = 1.0;
+    if (v->tag == TN_V_NONE) return 0;
+    if (tn_door_on_meta() && v->tag == TN_V_COMPLEX) {
+        PyErr_SetString(PyExc_ValueError, "correction argument should be integer or float");
+        return -1;
+    }
+    /* after the floating / complex input check (var_std's), before the dims */
+    if (is_float_or_complex(TN_T(*self)->dtype) && tn_cr_check_scalar(v, TN_DTYPE_F64) < 0) return -1;
+    *c = tn_value_as_double(v);
+    return 0;
 }
+#define CORRECTION(v, c) double c; if (correction_of(&a[0], v, &c) < 0) return NULL
 
 PyObject *tn_op_var(tn_value *a) { return var_std(false, false, &a[0], NULL, arg_bool(&a[1]) ? 1 : 0, false, NULL, NULL); }
 PyObject *tn_op_var_dim(tn_value *a) { return var_std(false, false, &a[0], &a[1], arg_bool(&a[2]) ? 1 : 0, arg_bool(&a[3]), NULL, NULL); }
-PyObject *tn_op_var_correction(tn_value *a) { return var_std(false, false, &a[0], &a[1], correction_of(&a[2]), arg_bool(&a[3]), NULL, NULL); }
+PyObject *tn_op_var_correction(tn_value *a) { CORRECTION(&a[2], c); return var_std(false, false, &a[0], &a[1], c, arg_bool(&a[3]), NULL, NULL); }
 PyObject *tn_op_var_out(tn_value *a) { return var_std(false, false, &a[0], &a[1], arg_bool(&a[2]) ? 1 : 0, arg_bool(&a[3]), a[4].u.obj, NULL); }
-PyObject *tn_op_var_correction_out(tn_value *a) { return var_std(false, false, &a[0], &a[1], correction_of(&a[2]), arg_bool(&a[3]), a[4].u.obj, NULL); }
+PyObject *tn_op_var_correction_out(tn_value *a) { CORRECTION(&a[2], c); return var_std(false, false, &a[0], &a[1], c, arg_bool(&a[3]), a[4].u.obj, NULL); }
 PyObject *tn_op_std(tn_value *a) { return var_std(true, false, &a[0], NULL, arg_bool(&a[1]) ? 1 : 0, false, NULL, NULL); }
 PyObject *tn_op_std_dim(tn_value *a) { return var_std(true, false, &a[0], &a[1], arg_bool(&a[2]) ? 1 : 0, arg_bool(&a[3]), NULL, NULL); }
-PyObject *tn_op_std_correction(tn_value *a) { return var_std(true, false, &a[0], &a[1], correction_of(&a[2]), arg_bool(&a[3]), NULL, NULL); }
+PyObject *tn_op_std_correction(tn_value *a) { CORRECTION(&a[2], c); return var_std(true, false, &a[0], &a[1], c, arg_bool(&a[3]), NULL, NULL); }
 PyObject *tn_op_std_out(tn_value *a) { return var_std(true, false, &a[0], &a[1], arg_bool(&a[2]) ? 1 : 0, arg_bool(&a[3]), a[4].u.obj, NULL); }
-PyObject *tn_op_std_correction_out(tn_value *a) { return var_std(true, false, &a[0], &a[1], correction_of(&a[2]), arg_bool(&a[3]), a[4].u.obj, NULL); }
+PyObject *tn_op_std_correction_out(tn_value *a) { CORRECTION(&a[2], c); return var_std(true, false, &a[0], &a[1], c, arg_bool(&a[3]), a[4].u.obj, NULL); }
 
 static PyObject *var_mean_impl(bool take_sqrt, tn_value *self, const tn_value *dimv, double corr, bool keepdim) {
     PyObject *m = NULL;
@@ -570,10 +594,10 @@ static PyObject *var_mean_impl(bool take_sqrt, tn_value *self, const tn_value *d
 
 PyObject *tn_op_var_mean(tn_value *a) { return var_mean_impl(false, &a[0], NULL, arg_bool(&a[1]) ? 1 : 0, false); }
 PyObject *tn_op_var_mean_dim(tn_value *a) { return var_mean_impl(false, &a[0], &a[1], arg_bool(&a[2]) ? 1 : 0, arg_bool(&a[3])); }
-PyObject *tn_op_var_mean_correction(tn_value *a) { return var_mean_impl(false, &a[0], &a[1], correction_of(&a[2]), arg_bool(&a[3])); }
+PyObject *tn_op_var_mean_correction(tn_value *a) { CORRECTION(&a[2], c); return var_mean_impl(false, &a[0], &a[1], c, arg_bool(&a[3])); }
 PyObject *tn_op_std_mean(tn_value *a) { return var_mean_impl(true, &a[0], NULL, arg_bool(&a[1]) ? 1 : 0, false); }
 PyObject *tn_op_std_mean_dim(tn_value *a) { return var_mean_impl(true, &a[0], &a[1], arg_bool(&a[2]) ? 1 : 0, arg_bool(&a[3])); }
-PyObject *tn_op_std_mean_correction(tn_value *a) { return var_mean_impl(true, &a[0], &a[1], correction_of(&a[2]), arg_bool(&a[3])); }
+PyObject *tn_op_std_mean_correction(tn_value *a) { CORRECTION(&a[2], c); return var_mean_impl(true, &a[0], &a[1], c, arg_bool(&a[3])); }
 
 /* ---------------------------------------------------------------- logsumexp */
 
