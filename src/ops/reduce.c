@@ -627,6 +627,14 @@ static PyObject *logsumexp_impl(tn_value *a, PyObject *out) {
         res = sm ? tn_at_log_(sm) : NULL;
         Py_XDECREF(e);
         Py_XDECREF(sm);
+    } else if (!keepdim && t->ndim > 0 && a[1].tag == TN_V_INTLIST && a[1].u.ints.n == 0 && !tn_door_on_meta()) {
+        /* dim=[]: upstream reduces every dim but squeezes none of its kept-dim maxima, whose in-place
+         * add into the 0-dim result fails; not on meta, whose kept dims stay (measured: docs/breadth_more2.md "third pass") */
+        char b[256];
+        int64_t ones[TN_MAX_DIMS];
+        for (int i = 0; i < t->ndim; i++) ones[i] = 1;
+        tn_shape_str(b, sizeof b, t->ndim, ones);
+        PyErr_Format(PyExc_RuntimeError, "output with shape [] doesn't match the broadcast shape %s", b);
     } else {
         /* complex: the maxima of the real parts (upstream's amax(real(self))) */
         PyObject *xr = cplx ? tn_at_real(x) : Py_NewRef(x);
