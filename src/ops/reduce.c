@@ -385,6 +385,10 @@ static PyObject *scan(tn_scan_op op, const char *name, tn_value *a, PyObject *ou
         t = tn_tensor_of(src);
     }
     if (tn_require_computable(name, t->dtype) < 0 || tn_require_computable(name, od) < 0) { Py_XDECREF(src); return NULL; }
+    if (od == TN_DTYPE_BOOL && !is_meta(t) && !tn_door_on_meta()) {   /* no bool result in upstream's scan kernels (cumsum_ of bool) */
+        Py_XDECREF(src);
+        return tn_kernel_missing(op == TN_SCAN_CUMSUM ? "cumsum_out_cpu" : "cumprod_out_cpu", od);
+    }
     PyObject *res = tn_tensor_new_empty(t->ndim, t->sizes, od, t->storage->device);
     if (!res) { Py_XDECREF(src); return NULL; }
     bool ran = is_meta(t) || tn_scan(op, t, t->ndim ? dim : 0, tn_data(tn_tensor_of(res)), od);
