@@ -273,6 +273,8 @@ PyObject *tn_op_logit_backward_grad_input(tn_value *a) { return logit_bwd(a, a[3
  * computation runs in the inputs' common dtype and is cast to grad_input's dtype. */
 static PyObject *mse_bwd(tn_value *a, PyObject *out) {
     tn_tensor *x = TN_T(a[1]);
+    /* its iterator's overlap checks on grad_input as given come first (docs/breadth_more2.md "third pass") */
+    if (out && tn_check_overlap(out, 3, (PyObject *const[]){a[1].u.obj, a[2].u.obj, a[0].u.obj}) < 0) return NULL;
     PyObject *gi = out;
     if (!gi) {
         gi = tn_tensor_new_empty(x->ndim, x->sizes, x->dtype, TN_DEVICE_CPU);

@@ -305,6 +305,17 @@ PyObject *tn_out_deliver_exact(PyObject *res, PyObject *out, const char *op) {
     return tn_out_deliver(res, out, op);
 }
 
+PyObject *tn_out_deliver_overlap(PyObject *res, PyObject *out, const char *op, bool exact) {
+    if (res && out) {
+        const tn_tensor *r = tn_tensor_of(res);
+        if ((exact && tn_out_dtype_exact(out, r->dtype) < 0) || tn_out_overlap_as_resized(out, r->ndim, r->sizes, 0, NULL) < 0) {
+            Py_DECREF(res);
+            return NULL;
+        }
+    }
+    return tn_out_deliver(res, out, op);
+}
+
 int tn_out_linalg_castable_named(const char *api, const char *name, tn_dtype from, PyObject *out) {
     tn_dtype got = tn_tensor_of(out)->dtype;
     if (tn_can_cast(from, got)) return 0;
@@ -544,6 +555,12 @@ int tn_check_kernel_scalar(const tn_value *v, tn_dtype ct, bool opmath) {
 }
 
 int tn_check_overlap(PyObject *dst, int nin, PyObject *const *ins) { return check_overlap(dst, nin, ins, true); }
+
+int tn_out_overlap_as_resized(PyObject *out, int ndim, const int64_t *sizes, int nin, PyObject *const *ins) {
+    const tn_tensor *o = tn_tensor_of(out);
+    if (o->ndim != ndim || memcmp(o->sizes, sizes, (size_t)ndim * sizeof *sizes) != 0) return 0;
+    return check_overlap(out, nin, ins, true);
+}
 int tn_check_no_overlap(PyObject *dst, int nin, PyObject *const *ins) { return check_overlap(dst, nin, ins, false); }
 
 bool tn_inplace_direct(PyObject *self, tn_dtype rt, int nin, PyObject *const *ins) {

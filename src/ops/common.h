@@ -132,6 +132,10 @@ int tn_out_dtype_exact(PyObject *out, tn_dtype dt);
 /* tn_out_deliver after a structured op's set_output check: out= must have the result's dtype
  * exactly ("Expected out tensor to have dtype ..."), no cast (docs/breadth_more2.md). */
 PyObject *tn_out_deliver_exact(PyObject *res, PyObject *out, const char *op);
+/* tn_out_deliver (after tn_out_deliver_exact's dtype check when exact) once out= as resized has no
+ * internal overlap (tn_out_overlap_as_resized): upstream's kernels that write out= through a
+ * TensorIterator or copy_ after resizing it (measured: docs/breadth_more2.md "third pass") */
+PyObject *tn_out_deliver_overlap(PyObject *res, PyObject *out, const char *op, bool exact);
 /* The same check in the words of upstream's kernels that compare out='s dtype themselves (elu.out,
  * conj_physical.out): "Found dtype <out's> but expected <dt>". */
 int tn_out_dtype_found(PyObject *out, tn_dtype dt);
@@ -189,6 +193,11 @@ void tn_run_loop(tn_loop loop, const void *ctx, PyObject *out, int nin, PyObject
  * partially overlaps an input (same memory, not exactly the same elements). Only what upstream
  * can decide cheaply (dense tensors) is judged; anything else passes, as upstream's TOO_HARD. */
 int tn_check_overlap(PyObject *dst, int nin, PyObject *const *ins);
+/* tn_check_overlap on an out= tensor as upstream's resize_output leaves it: one of the result's
+ * sizes (ndim, sizes) is kept and checked; another is resized to a fresh contiguous layout, which
+ * passes (measured: cumsum.out, mean.out, softmax.int_out of an expanded out, docs/breadth_more2.md
+ * "third pass") */
+int tn_out_overlap_as_resized(PyObject *out, int ndim, const int64_t *sizes, int nin, PyObject *const *ins);
 /* The same where upstream asserts no overlap at all (assert_no_overlap: out= of kernels outside
  * TensorIterator, e.g. linalg_cross): an input that is exactly dst is refused too. */
 int tn_check_no_overlap(PyObject *dst, int nin, PyObject *const *ins);

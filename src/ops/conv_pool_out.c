@@ -110,5 +110,28 @@ PyObject *tn_op__adaptive_avg_pool3d_backward_out(tn_value *a) {
     }
     return out_form(a, "_adaptive_avg_pool3d_backward", "", 2, 1, MSG_STRUCTURED, "_adaptive_avg_pool3d_backward");
 }
-OUT_FORM(tn_op_adaptive_avg_pool2d_out, "adaptive_avg_pool2d", "", 2, 1, MSG_ADAPTIVE)
+/* adaptive_avg_pool2d.out has its own CPU kernel (no Meta one): output_size of 2, no empty
+ * non-batch dim, then a 3-d or 4-d input (the functional form also takes other ranks; measured) */
+PyObject *tn_op_adaptive_avg_pool2d_out(tn_value *a) {
+    if (tn_door_on_meta() || tn_door_out_trial()) return tn_meta_no_kernel("adaptive_avg_pool2d.out");
+    const tn_tensor *t = tn_tensor_of(a[0].u.obj);
+    char b[512];
+    if (a[1].u.ints.n != 2) {
+        PyErr_SetString(PyExc_RuntimeError, "adaptive_avg_pool2d: output_size must be 2");
+        return NULL;
+    }
+    for (int i = 1; i < t->ndim; i++)
+        if (t->sizes[i] == 0) {
+            tn_shape_str(b, sizeof b, t->ndim, t->sizes);
+            PyErr_Format(PyExc_RuntimeError, "adaptive_avg_pool2d(): Expected input to have non-zero size for non-batch "
+                         "dimensions, but input has sizes %s with dimension %d being empty", b, i);
+            return NULL;
+        }
+    if (t->ndim != 3 && t->ndim != 4) {
+        tn_shape_str(b, sizeof b, t->ndim, t->sizes);
+        PyErr_Format(PyExc_RuntimeError, "adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got %s", b);
+        return NULL;
+    }
+    return out_form(a, "adaptive_avg_pool2d", "", 2, 1, MSG_ADAPTIVE, "adaptive_avg_pool2d");
+}
 OUT_FORM(tn_op_adaptive_avg_pool3d_out, "adaptive_avg_pool3d", "", 2, 1, MSG_ADAPTIVE)

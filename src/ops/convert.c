@@ -153,9 +153,14 @@ PyObject *tn_op_fill__Scalar(tn_value *a) {
     return Py_NewRef(a[0].u.obj);
 }
 
+/* fill_.Tensor: a value on self's device is copied in with copy_, whose iterator refuses a self
+ * with internal overlap (an expanded self; measured: docs/breadth_more2.md "third pass") */
 PyObject *tn_op_fill__Tensor(tn_value *a) {
     tn_value v;
-    if (fill_value_of(&a[1], &v) < 0 || tn_cr_fill_checked(a[0].u.obj, &v) < 0) return NULL;
+    if (fill_value_of(&a[1], &v) < 0) return NULL;
+    if (tn_door_arg_device(a[0].u.obj) == tn_door_arg_device(a[1].u.obj) && tn_check_overlap(a[0].u.obj, 0, NULL) < 0)
+        return NULL;
+    if (tn_cr_fill_checked(a[0].u.obj, &v) < 0) return NULL;
     return Py_NewRef(a[0].u.obj);
 }
 

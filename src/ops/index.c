@@ -844,6 +844,12 @@ static PyObject *scatter_op(tn_value *a, bool is_src, const tn_value *reduce, bo
             tn_check_overlap(out, 2, given) < 0 || tn_out_dtype_exact(out, tn_tensor_of(self)->dtype) < 0)
             return NULL;
     }
+    if (inplace) { /* structured in-place: the meta checks, then self's internal overlap (measured) */
+        int64_t d;
+        if (scatter_meta(tn_tensor_of(self), a[1].u.i, a[2].u.obj, is_src ? a[3].u.obj : NULL, &d) < 0 ||
+            tn_check_overlap(self, 0, NULL) < 0)
+            return NULL;
+    }
     PyObject *dst = inplace ? Py_NewRef(self) : tn_clone_contiguous(self);
     if (!dst) return NULL;
     if (scatter_into(dst, a[1].u.i, a[2].u.obj, is_src ? a[3].u.obj : NULL, &a[3], acc, mul, op) < 0) {

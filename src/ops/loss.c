@@ -161,6 +161,16 @@ static int expect_dtype(tn_dtype expected, int n, const tn_dtype *dts) {
     return 0;
 }
 
+/* out= of the loss ops whose out function builds a TensorIterator over it first: upstream's memory
+ * overlap checks on out as given (an expanded out, or one partially overlapping an input: self[0],
+ * self.t()), before any shape or dtype check (measured: docs/breadth_more2.md "third pass") */
+static int out_overlap_first(PyObject *out, int n, const tn_value *a, const int *which) {
+    PyObject *ins[4];
+    for (int i = 0; i < n; i++) ins[i] = a[which[i]].u.obj;
+    return out ? tn_check_overlap(out, n, ins) : 0;
+}
+static const int SELF_TARGET[2] = {0, 1}, GRAD_SELF_TARGET[3] = {0, 1, 2};
+
 /* ================================================================ smooth_l1 / huber */
 
 /* out= of smooth_l1_loss / huber_loss is the output of a binary iterator over self and target:
@@ -188,7 +198,7 @@ static PyObject *sl1(tn_value *a, PyObject *out) {
         PyErr_SetString(PyExc_RuntimeError, "smooth_l1_loss does not support negative values for beta.");
         return NULL;
     }
-    if (binary_out_check(a, out) < 0) return NULL;
+    if (out_overlap_first(out, 2, a, SELF_TARGET) < 0 || binary_out_check(a, out) < 0) return NULL;
     PyObject *r;
     if (beta == 0) {
         PyObject *d = tn_at_sub_Tensor(a[0].u.obj, a[1].u.obj, TN_SDEF);
@@ -241,7 +251,7 @@ PyObject *tn_op_huber_loss(tn_value *a) {
 PyObject *tn_op_huber_loss_out(tn_value *a) {
     PyObject *out = a[4].u.obj;
     if (huber_delta(a[3].u.f) < 0) return NULL;
-    if (binary_out_check(a, out) < 0) return NULL;   /* shapes and the cast into out= */
+    if (out_overlap_first(out, 2, a, SELF_TARGET) < 0 || binary_out_check(a, out) < 0) return NULL;   /* shapes and the cast into out= */
     tn_dtype ct = tn_result_type(2, a);
     tn_loss_params p = {a[3].u.f, 0};
     PyObject *ins[2] = {a[0].u.obj, a[1].u.obj};
@@ -271,6 +281,7 @@ static PyObject *sl1_huber_bwd(tn_value *a, PyObject *out, bool is_huber) {
     tn_tensor *x = TN_T(a[1]);
     double par = a[4].u.f;
     int64_t red = a[3].u.i;
+    if (out_overlap_first(out, 3, a, GRAD_SELF_TARGET) < 0) return NULL;
     if (!is_huber && par <= 0) {   /* upstream: l1_loss's gradient, sign(self - target) * grad [/ numel] */
         PyObject *d = tn_at_sub_Tensor(a[1].u.obj, a[2].u.obj, TN_SDEF);
         PyObject *sg = d ? tn_at_sign(d) : NULL;
@@ -315,6 +326,7 @@ static PyObject *mul_weight(PyObject *l, const tn_value *w) {
 /* binary_cross_entropy(self, target, weight?, reduction) */
 static PyObject *bce(tn_value *a, PyObject *out) {
     tn_tensor *x = TN_T(a[0]), *t = TN_T(a[1]);
+    if (out_overlap_first(out, 2, a, SELF_TARGET) < 0) return NULL;
     /* the iterator's operands: the loss (out=, else empty_like(self)), self, target */
     tn_dtype dts[3] = {out ? tn_tensor_of(out)->dtype : x->dtype, x->dtype, t->dtype};
     if (expect_dtype(x->dtype, 3, dts) < 0) return NULL;
@@ -350,6 +362,7 @@ PyObject *tn_op_binary_cross_entropy_out(tn_value *a) { return bce(a, a[4].u.obj
  * grad * (x - t) / max((1 - x) * x, 1e-12), times weight, / numel for mean */
 static PyObject *bce_bwd(tn_value *a, PyObject *out) {
     tn_tensor *g = TN_T(a[0]), *x = TN_T(a[1]), *t = TN_T(a[2]);
+    if (out_overlap_first(out, 3, a, GRAD_SELF_TARGET) < 0) return NULL;
     tn_dtype dts[4] = {x->dtype, g->dtype, x->dtype, t->dtype};
     if (expect_dtype(g->dtype, 4, dts) < 0) return NULL;
     if (!tn_nn_float(x->dtype)) return tn_kernel_missing("binary_cross_entropy_backward", x->dtype);
@@ -400,9 +413,31 @@ PyObject *tn_op_binary_cross_entropy_with_logits(tn_value *a) {
 
 /* ================================================================ log_sigmoid */
 
+/* log_sigmoid_forward.output: upstream resizes output and buffer to self's shape (resize_as_, no
+ * warning), wants both of self's dtype ("expected scalar type Float but found Double"), then builds
+ * its iterator over output (internal overlap only; measured: docs/breadth_more2.md "third pass") */
+static int ls_fwd_outs(PyObject *self, PyObject *oo, PyObject *bo) {
+    const tn_tensor *x = tn_tensor_of(self);
+    PyObject *outs[2] = {oo, bo};
+    /* output.resize_as_(self) keeps an output of self's sizes as it is; buffer's takes the
+     * contiguous format (restrided always; output too when it is the same tensor) */
+    const tn_tensor *o = tn_tensor_of(oo);
+    if (((o->ndim != x->ndim || memcmp(o->sizes, x->sizes, (size_t)x->ndim * sizeof *x->sizes) != 0) &&
+         tn_resize(oo, x->ndim, x->sizes) < 0) || tn_resize(bo, x->ndim, x->sizes) < 0)
+        return -1;
+    for (int i = 0; i < 2; i++)
+        if (tn_tensor_of(outs[i])->dtype != x->dtype) {
+            PyErr_Format(PyExc_RuntimeError, "expected scalar type %s but found %s", tn_dtype_cpp_name(x->dtype),
+                         tn_dtype_cpp_name(tn_tensor_of(outs[i])->dtype));
+            return -1;
+        }
+    return tn_check_overlap(oo, 0, NULL);   /* internal only: a partial overlap with self runs */
+}
+
 static PyObject *ls_fwd(tn_value *a, PyObject *oo, PyObject *bo) {
     tn_tensor *x = TN_T(a[0]);
     if (!tn_nn_float(x->dtype)) return tn_kernel_missing("log_sigmoid_cpu", x->dtype);
+    if (oo && ls_fwd_outs(a[0].u.obj, oo, bo) < 0) return NULL;
     PyObject *xc = tn_as_dtype(a[0].u.obj, x->dtype, true);
     PyObject *out = xc ? tn_tensor_new_empty(x->ndim, x->sizes, x->dtype, TN_DEVICE_CPU) : NULL;
     PyObject *buf = out ? tn_tensor_new_empty(x->ndim, x->sizes, x->dtype, TN_DEVICE_CPU) : NULL;
@@ -428,6 +463,7 @@ PyObject *tn_op_log_sigmoid_forward_output(tn_value *a) { return ls_fwd(a, a[1].
 /* log_sigmoid_backward(grad_output, self, buffer) */
 static PyObject *ls_bwd(tn_value *a, PyObject *out) {
     tn_tensor *x = TN_T(a[1]);
+    if (out_overlap_first(out, 3, a, GRAD_SELF_TARGET) < 0) return NULL;   /* grad_output, self, buffer */
     tn_dtype dts[3] = {TN_T(a[0])->dtype, x->dtype, TN_T(a[2])->dtype};
     if (expect_dtype(x->dtype, 3, dts) < 0) return NULL;
     PyObject *ins[3] = {a[1].u.obj, a[2].u.obj, a[0].u.obj};
@@ -476,6 +512,8 @@ static PyObject *soft_margin_bwd(tn_value *a, PyObject *out) {
     PyObject *m = nt ? tn_at_mul_Tensor(nt, a[1].u.obj) : NULL;
     PyObject *z = m ? tn_at_exp(m) : NULL;
     Py_XDECREF(nt); Py_XDECREF(m);
+    /* upstream's mul_out(grad_input, target, z): grad_input's overlap checks after z's shape */
+    if (z && out && tn_check_overlap(out, 2, (PyObject *const[]){a[2].u.obj, z}) < 0) Py_CLEAR(z);
     PyObject *gi = z ? tn_at_mul_Tensor(a[2].u.obj, z) : NULL;
     if (gi && !inplace(tn_at_mul__Scalar(gi, TN_SD(-norm)), gi)) Py_CLEAR(gi);
     if (gi && !inplace(tn_at_add__Scalar(z, TN_SI(1), TN_SDEF), z)) Py_CLEAR(gi);

@@ -366,15 +366,18 @@ static int check_same_size(PyObject *slice, PyObject *src) {
     char s1[256], s2[256];
     tn_shape_str(s1, sizeof s1, b->ndim, b->sizes);
     tn_shape_str(s2, sizeof s2, a->ndim, a->sizes);
-    PyErr_Format(PyExc_RuntimeError, "Expected src to have a size equal to the slice of self. src size = %s, slice size = %s", s1, s2);
+    PyErr_Format(PyExc_RuntimeError, "expected src to have a size equal to the slice of self. src size = %s, slice size = %s", s1, s2);
     return -1;
 }
 
-/* output = clone_preserve_strides(self); view = <view of output>; view.copy_(src) */
+/* output = clone_preserve_strides(self); view = <view of output>; view.copy_(src), whose iterator
+ * refuses a view with internal overlap (as_strided_scatter's zero strides, an expanded self; not
+ * on meta, where copy_ returns early; measured: docs/breadth_more2.md "third pass") */
 static PyObject *scatter_into(PyObject *self, PyObject *src, PyObject *(*make_view)(PyObject *out, tn_value *a), tn_value *a) {
     PyObject *out = clone_preserve_strides(self);
     PyObject *v = out ? make_view(out, a) : NULL;
     int rc = v ? check_same_size(v, src) : -1;
+    if (rc == 0 && !tn_door_on_meta()) rc = tn_check_overlap(v, 0, NULL);
     if (rc == 0) rc = tn_copy_into(v, src);
     Py_XDECREF(v);
     if (rc < 0) Py_CLEAR(out);
@@ -770,7 +773,11 @@ static PyObject *masked_scatter_into(PyObject *self, PyObject *mask, PyObject *s
     return r;
 }
 
-PyObject *tn_op_masked_scatter_(tn_value *a) { return masked_scatter_into(a[0].u.obj, a[1].u.obj, a[2].u.obj); }
+/* masked_scatter_: self's internal overlap is refused before anything else (measured) */
+PyObject *tn_op_masked_scatter_(tn_value *a) {
+    if (tn_check_overlap(a[0].u.obj, 0, NULL) < 0) return NULL;
+    return masked_scatter_into(a[0].u.obj, a[1].u.obj, a[2].u.obj);
+}
 
 /* masked_scatter: self and mask broadcast together (expand_outplace), a contiguous clone of the
  * expanded self, then masked_scatter_ */
@@ -947,11 +954,13 @@ static PyObject *renorm_compute(tn_value *a, PyObject *out) {
     return r;
 }
 PyObject *tn_op_renorm(tn_value *a) { return renorm_compute(a, NULL); }
-PyObject *tn_op_renorm_out(tn_value *a) { return tn_out_deliver(renorm_compute(a, a[4].u.obj), a[4].u.obj, "renorm"); }
+/* out= / self written after renorm's checks: their internal overlap is refused (measured) */
+PyObject *tn_op_renorm_out(tn_value *a) { return tn_out_deliver_overlap(renorm_compute(a, a[4].u.obj), a[4].u.obj, "renorm", false); }
 PyObject *tn_op_renorm_(tn_value *a) {
     PyObject *r = renorm_compute(a, NULL);
     if (!r) return NULL;
-    int rc = tn_copy_into(a[0].u.obj, r);
+    int rc = tn_check_overlap(a[0].u.obj, 0, NULL);
+    if (rc == 0) rc = tn_copy_into(a[0].u.obj, r);
     Py_DECREF(r);
     return rc < 0 ? NULL : Py_NewRef(a[0].u.obj);
 }

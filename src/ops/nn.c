@@ -104,7 +104,7 @@ static PyObject *softmax_int(nn_smax_kind kind, tn_value *a, PyObject *out) {
     }
     PyObject *r = softmax_impl(kind, x, a[1].u.i);
     Py_DECREF(x);
-    return tn_out_deliver(r, out, kind == NN_LOG_SOFTMAX ? "log_softmax" : "softmax");
+    return tn_out_deliver_overlap(r, out, kind == NN_LOG_SOFTMAX ? "log_softmax" : "softmax", false);
 }
 
 PyObject *tn_op__softmax(tn_value *a) { return underscore_softmax(NN_SOFTMAX, a, NULL); }

@@ -292,6 +292,19 @@ static PyObject *vector_norm(tn_value *selfv, const tn_value *ordv, const tn_val
         }
         p = ordv->tag == TN_V_FLOAT ? ordv->u.f : (double)ordv->u.i;
     }
+    if (dtype != TN_DTYPE_UNDEFINED && dtype != t->dtype && tn_dtype_infos[t->dtype].kind == TN_KIND_FLOAT8 &&
+        float_or_complex(dtype) && !tn_dtype_is_complex(dtype) && !(tn_numel(t) == 0 && (p < 0.0 || p == INFINITY))) {
+        /* a float8 input with another dtype: upstream promotes the two before wrapping the dims (no
+         * float8 promotion); its Python meta refuses the conversion in its own words (measured) */
+        if (tn_door_on_meta())
+            PyErr_Format(PyExc_RuntimeError, "linalg.vector_norm: the dtype of the input (torch.%s) should be "
+                         "convertible without narrowing to the specified dtype (torch.%s)",
+                         tn_dtype_infos[t->dtype].name, tn_dtype_infos[dtype].name);
+        else
+            PyErr_Format(PyExc_RuntimeError, "Promotion for Float8 Types is not supported, attempted to promote %s and %s",
+                         tn_dtype_cpp_name(t->dtype), tn_dtype_cpp_name(dtype));
+        return NULL;
+    }
     uint64_t mask;
     bool given;
     if (norm_dims(t, dimv, &mask, &given) < 0) return NULL;

@@ -1074,7 +1074,7 @@ static PyObject *clamp_scalar(tn_value *self, const tn_value *mn, const tn_value
             return NULL;
         }
     tn_loop loop = tn_clamp_loop(ct);
-    if (!loop || !tn_dtype_computable(ct))
+    if (!loop || !tn_dtype_computable(ct) || (ct == TN_DTYPE_BOOL && !tn_door_on_meta()))   /* upstream's scalar stubs: no bool */
         return tn_kernel_missing_cpu(hl && hh ? "clamp_scalar" : hl ? "clamp_min_scalar" : "clamp_max_scalar", ct);
     if ((hl && tn_cr_check_scalar(mn, ct) < 0) || (hh && tn_cr_check_scalar(mx, ct) < 0)) return NULL;
     tn_clamp_params p;
@@ -1104,7 +1104,9 @@ static PyObject *clamp_tensor(tn_value *self, tn_value *mn, tn_value *mx, PyObje
     if ((inplace || out) && tn_check_overlap(inplace ? self->u.obj : out, 3, given) < 0) return NULL;
     tn_dtype ct = tn_result_type(n, vals);
     if (ct == TN_DTYPE_UNDEFINED) return NULL;
-    tn_loop loop = tn_dtype_is_complex(ct) || !tn_dtype_computable(ct) ? NULL : tn_clamp_tensor_loop(ct);
+    /* no bool in upstream's clamp stub (both bounds); maximum / minimum (one bound) take it */
+    tn_loop loop = tn_dtype_is_complex(ct) || !tn_dtype_computable(ct) || (ct == TN_DTYPE_BOOL && hl && hh && !tn_door_on_meta())
+                       ? NULL : tn_clamp_tensor_loop(ct);
     int nd;
     int64_t shape[TN_MAX_DIMS];
     if (tn_broadcast_tensors_shape(n, ts, &nd, shape) < 0) return NULL;

@@ -304,7 +304,15 @@ static PyObject *normal_tf(tn_value *a, PyObject *out) {
     PyObject *res = out && !tn_door_on_meta() ? out_result(out, TN_T(a[0]), tn_tensor_of(out))
                                               : new_like(a[0].u.obj, TN_T(a[0])->dtype);
     if (!res) return NULL;
-    if (!normal_impl(res, 0, std, g) || (Py_DECREF(res), inplace_binary(TN_BINARY_ADD, "add", res, &a[0]) < 0)) {
+    /* upstream: output.normal_(0, std) (its dtype dispatch), then output.add_(mean): out='s overlap there */
+    const tn_tensor *rt = tn_tensor_of(res);
+    if (!normal_impl(res, 0, std, g)) {
+        Py_DECREF(res);
+        return NULL;
+    }
+    Py_DECREF(res);   /* normal_impl's reference */
+    if ((out && tn_out_overlap_as_resized(out, rt->ndim, rt->sizes, 0, NULL) < 0) ||
+        inplace_binary(TN_BINARY_ADD, "add", res, &a[0]) < 0) {
         Py_DECREF(res);
         return NULL;
     }

@@ -34,11 +34,7 @@ static bool f32_or_f64(tn_dtype dt) { return dt == TN_DTYPE_F32 || dt == TN_DTYP
  * out must have its dtype exactly, is resized as out= tensors are, and receives it. */
 static PyObject *autogen_out(PyObject *res, PyObject *out, const char *op) {
     if (!res) return NULL;
-    if (tn_out_dtype_exact(out, tn_tensor_of(res)->dtype) < 0) {
-        Py_DECREF(res);
-        return NULL;
-    }
-    return tn_out_deliver(res, out, op);
+    return tn_out_deliver_overlap(res, out, op, true);   /* then copy_'s overlap check on out as resized */
 }
 
 /* TensorIterator's common-dtype check of an op whose inputs must share the output's dtype. */

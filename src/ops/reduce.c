@@ -154,9 +154,9 @@ static PyObject *mean_impl(tn_value *self, const tn_value *dimv, bool keepdim, c
         PyObject *r32 = run_reduce(TN_REDUCE_MEAN, "mean", self->u.obj, mask, keepdim, TN_DTYPE_F32);
         PyObject *r = r32 ? tn_as_dtype(r32, od, false) : NULL;
         Py_XDECREF(r32);
-        return tn_out_deliver(r, out, "mean");
+        return tn_out_deliver_overlap(r, out, "mean", false);
     }
-    return tn_out_deliver(run_reduce(TN_REDUCE_MEAN, "mean", self->u.obj, mask, keepdim, od), out, "mean");
+    return tn_out_deliver_overlap(run_reduce(TN_REDUCE_MEAN, "mean", self->u.obj, mask, keepdim, od), out, "mean", false);
 }
 
 PyObject *tn_op_mean(tn_value *a) { return mean_impl(&a[0], NULL, false, &a[1], NULL); }
@@ -369,6 +369,10 @@ static PyObject *scan(tn_scan_op op, const char *name, tn_value *a, PyObject *ou
     tn_tensor *t = TN_T(a[0]);
     int dim;
     if (tn_wrap_dim_i(a[1].u.i, t->ndim, &dim) < 0) return NULL;
+    /* the written-to tensor's internal overlap next (self; out= as resized), before the dtypes */
+    if (inplace ? tn_check_overlap(a[0].u.obj, 0, NULL) < 0
+                : out && tn_out_overlap_as_resized(out, t->ndim, t->sizes, 0, NULL) < 0)
+        return NULL;
     tn_dtype od = a[2].tag == TN_V_DTYPE ? a[2].u.dtype
                 : inplace ? t->dtype
                 : out ? tn_tensor_of(out)->dtype
@@ -381,6 +385,10 @@ static PyObject *scan(tn_scan_op op, const char *name, tn_value *a, PyObject *ou
         t = tn_tensor_of(src);
     }
     if (tn_require_computable(name, t->dtype) < 0 || tn_require_computable(name, od) < 0) { Py_XDECREF(src); return NULL; }
+    if (od == TN_DTYPE_BOOL && !is_meta(t) && !tn_door_on_meta()) {   /* no bool result in upstream's scan kernels (cumsum_ of bool) */
+        Py_XDECREF(src);
+        return tn_kernel_missing(op == TN_SCAN_CUMSUM ? "cumsum_out_cpu" : "cumprod_out_cpu", od);
+    }
     PyObject *res = tn_tensor_new_empty(t->ndim, t->sizes, od, t->storage->device);
     if (!res) { Py_XDECREF(src); return NULL; }
     bool ran = is_meta(t) || tn_scan(op, t, t->ndim ? dim : 0, tn_data(tn_tensor_of(res)), od);
@@ -473,6 +481,18 @@ static PyObject *var_std(bool take_sqrt, bool with_mean, tn_value *self, const t
     tn_dtype rt = real_of(t->dtype);
     int64_t sz[TN_MAX_DIMS];
     int k = reduced_shape(t, mask, keepdim, sz);
+    if (out && !is_meta(t) && (t->dtype == TN_DTYPE_F16 || t->dtype == TN_DTYPE_BF16) && tn_numel(t) > 0) {
+        /* upstream's out= reduction runs in out's dtype; one with at most one output element goes to
+         * its all-elements CPU kernel unless that dtype is half / bfloat16, and that kernel has no
+         * half / bfloat16 input (measured: docs/breadth_more2.md "third pass") */
+        tn_dtype od = tn_tensor_of(out)->dtype;
+        int64_t nout = 1;
+        for (int i = 0; i < k; i++) nout *= sz[i];
+        if (nout <= 1 && od != TN_DTYPE_F16 && od != TN_DTYPE_BF16 && tn_can_cast(t->dtype, od)) {
+            PyErr_Format(PyExc_RuntimeError, "std_var_all: Unsupported dtype %s", tn_dtype_cpp_name(t->dtype));
+            return NULL;
+        }
+    }
     PyObject *res = tn_tensor_new_empty(k, sz, rt, t->storage->device);
     PyObject *mres = with_mean ? tn_tensor_new_empty(k, sz, t->dtype, t->storage->device) : NULL;
     if (!res || (with_mean && !mres)) goto fail;
@@ -541,21 +561,33 @@ fail:
     return NULL;
 }
 
-static double correction_of(const tn_value *v) {
-    if (v->tag == TN_V_NONE) return 1.0;
-    return tn_value_as_double(v);
+/* correction= as upstream reads it: toDouble() with its overflow check (a
+ * complex with an imaginary part is refused); on meta, the Python meta's refusal of any complex
+ * (measured: docs/breadth_more2.md "third pass") */
+static int correction_of(const tn_value *self, const tn_value *v, double *c) {
+    *c = 1.0;
+    if (v->tag == TN_V_NONE) return 0;
+    if (tn_door_on_meta() && v->tag == TN_V_COMPLEX) {
+        PyErr_SetString(PyExc_ValueError, "correction argument should be integer or float");
+        return -1;
+    }
+    /* after the floating / complex input check (var_std's), before the dims */
+    if (is_float_or_complex(TN_T(*self)->dtype) && tn_cr_check_scalar(v, TN_DTYPE_F64) < 0) return -1;
+    *c = tn_value_as_double(v);
+    return 0;
 }
+#define CORRECTION(v, c) double c; if (correction_of(&a[0], v, &c) < 0) return NULL
 
 PyObject *tn_op_var(tn_value *a) { return var_std(false, false, &a[0], NULL, arg_bool(&a[1]) ? 1 : 0, false, NULL, NULL); }
 PyObject *tn_op_var_dim(tn_value *a) { return var_std(false, false, &a[0], &a[1], arg_bool(&a[2]) ? 1 : 0, arg_bool(&a[3]), NULL, NULL); }
-PyObject *tn_op_var_correction(tn_value *a) { return var_std(false, false, &a[0], &a[1], correction_of(&a[2]), arg_bool(&a[3]), NULL, NULL); }
+PyObject *tn_op_var_correction(tn_value *a) { CORRECTION(&a[2], c); return var_std(false, false, &a[0], &a[1], c, arg_bool(&a[3]), NULL, NULL); }
 PyObject *tn_op_var_out(tn_value *a) { return var_std(false, false, &a[0], &a[1], arg_bool(&a[2]) ? 1 : 0, arg_bool(&a[3]), a[4].u.obj, NULL); }
-PyObject *tn_op_var_correction_out(tn_value *a) { return var_std(false, false, &a[0], &a[1], correction_of(&a[2]), arg_bool(&a[3]), a[4].u.obj, NULL); }
+PyObject *tn_op_var_correction_out(tn_value *a) { CORRECTION(&a[2], c); return var_std(false, false, &a[0], &a[1], c, arg_bool(&a[3]), a[4].u.obj, NULL); }
 PyObject *tn_op_std(tn_value *a) { return var_std(true, false, &a[0], NULL, arg_bool(&a[1]) ? 1 : 0, false, NULL, NULL); }
 PyObject *tn_op_std_dim(tn_value *a) { return var_std(true, false, &a[0], &a[1], arg_bool(&a[2]) ? 1 : 0, arg_bool(&a[3]), NULL, NULL); }
-PyObject *tn_op_std_correction(tn_value *a) { return var_std(true, false, &a[0], &a[1], correction_of(&a[2]), arg_bool(&a[3]), NULL, NULL); }
+PyObject *tn_op_std_correction(tn_value *a) { CORRECTION(&a[2], c); return var_std(true, false, &a[0], &a[1], c, arg_bool(&a[3]), NULL, NULL); }
 PyObject *tn_op_std_out(tn_value *a) { return var_std(true, false, &a[0], &a[1], arg_bool(&a[2]) ? 1 : 0, arg_bool(&a[3]), a[4].u.obj, NULL); }
-PyObject *tn_op_std_correction_out(tn_value *a) { return var_std(true, false, &a[0], &a[1], correction_of(&a[2]), arg_bool(&a[3]), a[4].u.obj, NULL); }
+PyObject *tn_op_std_correction_out(tn_value *a) { CORRECTION(&a[2], c); return var_std(true, false, &a[0], &a[1], c, arg_bool(&a[3]), a[4].u.obj, NULL); }
 
 static PyObject *var_mean_impl(bool take_sqrt, tn_value *self, const tn_value *dimv, double corr, bool keepdim) {
     PyObject *m = NULL;
@@ -566,10 +598,10 @@ static PyObject *var_mean_impl(bool take_sqrt, tn_value *self, const tn_value *d
 
 PyObject *tn_op_var_mean(tn_value *a) { return var_mean_impl(false, &a[0], NULL, arg_bool(&a[1]) ? 1 : 0, false); }
 PyObject *tn_op_var_mean_dim(tn_value *a) { return var_mean_impl(false, &a[0], &a[1], arg_bool(&a[2]) ? 1 : 0, arg_bool(&a[3])); }
-PyObject *tn_op_var_mean_correction(tn_value *a) { return var_mean_impl(false, &a[0], &a[1], correction_of(&a[2]), arg_bool(&a[3])); }
+PyObject *tn_op_var_mean_correction(tn_value *a) { CORRECTION(&a[2], c); return var_mean_impl(false, &a[0], &a[1], c, arg_bool(&a[3])); }
 PyObject *tn_op_std_mean(tn_value *a) { return var_mean_impl(true, &a[0], NULL, arg_bool(&a[1]) ? 1 : 0, false); }
 PyObject *tn_op_std_mean_dim(tn_value *a) { return var_mean_impl(true, &a[0], &a[1], arg_bool(&a[2]) ? 1 : 0, arg_bool(&a[3])); }
-PyObject *tn_op_std_mean_correction(tn_value *a) { return var_mean_impl(true, &a[0], &a[1], correction_of(&a[2]), arg_bool(&a[3])); }
+PyObject *tn_op_std_mean_correction(tn_value *a) { CORRECTION(&a[2], c); return var_mean_impl(true, &a[0], &a[1], c, arg_bool(&a[3])); }
 
 /* ---------------------------------------------------------------- logsumexp */
 
@@ -599,6 +631,14 @@ static PyObject *logsumexp_impl(tn_value *a, PyObject *out) {
         res = sm ? tn_at_log_(sm) : NULL;
         Py_XDECREF(e);
         Py_XDECREF(sm);
+    } else if (!keepdim && t->ndim > 0 && a[1].tag == TN_V_INTLIST && a[1].u.ints.n == 0 && !tn_door_on_meta()) {
+        /* dim=[]: upstream reduces every dim but squeezes none of its kept-dim maxima, whose in-place
+         * add into the 0-dim result fails; not on meta, whose kept dims stay (measured: docs/breadth_more2.md "third pass") */
+        char b[256];
+        int64_t ones[TN_MAX_DIMS];
+        for (int i = 0; i < t->ndim; i++) ones[i] = 1;
+        tn_shape_str(b, sizeof b, t->ndim, ones);
+        PyErr_Format(PyExc_RuntimeError, "output with shape [] doesn't match the broadcast shape %s", b);
     } else {
         /* complex: the maxima of the real parts (upstream's amax(real(self))) */
         PyObject *xr = cplx ? tn_at_real(x) : Py_NewRef(x);
@@ -624,7 +664,7 @@ static PyObject *logsumexp_impl(tn_value *a, PyObject *out) {
         Py_DECREF(res);
         return tn_kernel_missing_cpu("sum", od);
     }
-    return tn_out_deliver(res, out, "logsumexp");
+    return tn_out_deliver_overlap(res, out, "logsumexp", false);
 }
 
 PyObject *tn_op_logsumexp(tn_value *a) { return logsumexp_impl(a, NULL); }

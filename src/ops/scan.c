@@ -128,7 +128,9 @@ static PyObject *logcumsumexp(tn_value *a, PyObject *out, bool out_first) {
     if (dt != TN_DTYPE_F32 && dt != TN_DTYPE_F64 && dt != TN_DTYPE_F16 && dt != TN_DTYPE_BF16 && dt != TN_DTYPE_C64 &&
         dt != TN_DTYPE_C128)
         return tn_kernel_missing("logcumsumexp_out_cpu", dt);
-    if (out && !out_first && out_dtype_is(out, dt) < 0) return NULL;
+    /* out='s internal overlap (as resized): before _logcumsumexp.out's dtype check, after logcumsumexp.out's */
+    if (out && (tn_out_overlap_as_resized(out, t->ndim, t->sizes, 0, NULL) < 0 || (!out_first && out_dtype_is(out, dt) < 0)))
+        return NULL;
     PyObject *x = tn_as_dtype(self, dt, true);
     PyObject *res = x ? tn_tensor_new_empty(t->ndim, t->sizes, dt, TN_DEVICE_CPU) : NULL;
     if (res && tn_numel(t)) {

@@ -160,12 +160,17 @@ static int sort_core(PyObject *self, int64_t dim_arg, bool desc, int64_t keep, b
 
 
 /* Copy into out= tensors (values, indices); steals v, i. */
-static PyObject *sort_outs(const char *name, PyObject *v, PyObject *i, PyObject *vout, PyObject *iout) {
+/* The out= tensors of sort / topk and of the value-selecting ops (median, kthvalue, mode: self
+ * NULL). Upstream's kernels write them through a TensorIterator or copy_ (sort's values.copy_(self)),
+ * so values and indices as resized may not overlap themselves, and sort's / topk's values may not
+ * partially overlap self (measured: docs/breadth_more2.md, "third pass"). */
+static PyObject *sort_outs(const char *name, PyObject *self, PyObject *v, PyObject *i, PyObject *vout, PyObject *iout) {
     tn_tensor *vt = tn_tensor_of(v);
     int rc = -1;
     if (tn_out_dtype_exact(vout, vt->dtype) == 0 && tn_out_dtype_exact(iout, TN_DTYPE_I64) == 0 &&
         tn_out_prepare(vout, vt->ndim, vt->sizes, vt->dtype, name) == 0 &&
         tn_out_prepare(iout, vt->ndim, vt->sizes, TN_DTYPE_I64, name) == 0 &&
+        tn_check_overlap(vout, self ? 1 : 0, &self) == 0 && tn_check_overlap(iout, 0, NULL) == 0 &&
         tn_copy_into(vout, v) == 0 && tn_copy_into(iout, i) == 0)
         rc = 0;
     Py_DECREF(v);
@@ -179,7 +184,7 @@ static PyObject *sort_outs(const char *name, PyObject *v, PyObject *i, PyObject 
 static PyObject *sort_impl(PyObject *self, int64_t dim, bool desc, PyObject *vout, PyObject *iout) {
     PyObject *v, *i;
     if (sort_core(self, dim, desc, -1, false, &v, &i) < 0) return NULL;
-    if (vout) return sort_outs("sort", v, i, vout, iout);
+    if (vout) return sort_outs("sort", self, v, i, vout, iout);
     return tn_return_pair("sort", v, i);
 }
 
@@ -201,7 +206,8 @@ static PyObject *argsort_impl(PyObject *self, int64_t dim, bool desc, PyObject *
     if (!out) return i;
     tn_tensor *it = tn_tensor_of(i);
     if (tn_out_dtype_exact(out, TN_DTYPE_I64) < 0 ||
-        tn_out_prepare(out, it->ndim, it->sizes, TN_DTYPE_I64, "argsort") < 0 || tn_copy_into(out, i) < 0) {
+        tn_out_prepare(out, it->ndim, it->sizes, TN_DTYPE_I64, "argsort") < 0 || tn_check_overlap(out, 0, NULL) < 0 ||
+        tn_copy_into(out, i) < 0) {
         Py_DECREF(i);
         return NULL;
     }
@@ -220,7 +226,8 @@ static PyObject *msort_impl(PyObject *self, PyObject *out) {
     if (!out) return v;
     tn_tensor *vt = tn_tensor_of(v);
     if (tn_out_dtype_exact(out, vt->dtype) < 0 ||
-        tn_out_prepare(out, vt->ndim, vt->sizes, vt->dtype, "msort") < 0 || tn_copy_into(out, v) < 0) {
+        tn_out_prepare(out, vt->ndim, vt->sizes, vt->dtype, "msort") < 0 || tn_check_overlap(out, 1, &self) < 0 ||
+        tn_copy_into(out, v) < 0) {
         Py_DECREF(v);
         return NULL;
     }
@@ -248,7 +255,7 @@ static PyObject *topk_impl(tn_value *a, PyObject *vout, PyObject *iout) {
     }
     PyObject *v, *i;
     if (sort_core(a[0].u.obj, a[2].u.i, sort_bool(&a[3]), k, sort_bool(&a[4]), &v, &i) < 0) return NULL;
-    if (vout) return sort_outs("topk", v, i, vout, iout);
+    if (vout) return sort_outs("topk", a[0].u.obj, v, i, vout, iout);
     return tn_return_pair("topk", v, i);
 }
 
@@ -360,7 +367,7 @@ static PyObject *select_op(tn_value *self, int64_t dim, bool keepdim, tn_select_
     if (vout && select_check_outs(name, st, vout, iout) < 0) return NULL;
     PyObject *v, *i;
     if (select_core(self->u.obj, dim, keepdim, how, kth, name, kname, &v, &i) < 0) return NULL;
-    if (vout) return sort_outs(name, v, i, vout, iout);
+    if (vout) return sort_outs(name, NULL, v, i, vout, iout);
     return tn_return_pair(name, v, i);
 }
 

@@ -161,13 +161,14 @@ static PyObject *sp_binary(tn_special_binary_op op, const char *name, tn_value *
     tn_dtype ct = tn_result_type(2, pair);
     if (ct == TN_DTYPE_UNDEFINED) return NULL;
     if ((fl & SB_FLOAT) && is_int(ct)) ct = tn_py.default_dtype;
-    if (op == TN_SPB_HEAVISIDE) {
-        if (tn_dtype_is_complex(ct)) {
+    if (op == TN_SPB_HEAVISIDE) {   /* upstream's meta: out= takes part in both checks (measured) */
+        tn_dtype odt = out ? tn_tensor_of(out)->dtype : TN_T(*a)->dtype;
+        if (tn_dtype_is_complex(ct) || tn_dtype_is_complex(odt)) {
             PyErr_SetString(PyExc_RuntimeError, "heaviside is not yet implemented for complex tensors.");
             return NULL;
         }
-        if (TN_T(*a)->dtype != TN_T(*b)->dtype) {
-            PyErr_SetString(PyExc_RuntimeError, "heaviside is not yet implemented for tensors with different dtypes");
+        if (TN_T(*a)->dtype != TN_T(*b)->dtype || odt != TN_T(*a)->dtype) {
+            PyErr_SetString(PyExc_RuntimeError, "heaviside is not yet implemented for tensors with different dtypes.");
             return NULL;
         }
     }
