@@ -650,6 +650,10 @@ static PyObject *bernoulli_scalar(PyObject *self, double p, tn_generator *g) {
 static PyObject *bernoulli_tensor(PyObject *self, PyObject *p, tn_generator *g) {
     if (tn_door_on_meta()) return Py_NewRef(self); /* no meta checks */
     tn_tensor *t = tn_tensor_of(self), *pt = tn_tensor_of(p);
+    /* upstream expands p to self's shape before dispatching on the dtypes (measured) */
+    PyObject *pe = tn_at_expand(p, TN_IN(t->sizes, t->ndim), false);
+    if (!pe) return NULL;
+    Py_DECREF(pe);
     if (!is_float(pt->dtype)) return tn_kernel_missing("bernoulli_tensor_cpu_p_", pt->dtype);
     if (tn_dtype_is_complex(t->dtype) || !tn_dtype_computable(t->dtype)) return tn_kernel_missing("bernoulli_tensor_cpu_self_", t->dtype);
     /* p's values must lie in [0, 1] */

@@ -350,14 +350,22 @@ static int select_core(PyObject *self, int64_t dim_arg, bool keepdim, tn_select_
 
 static PyObject *select_op(tn_value *self, int64_t dim, bool keepdim, tn_select_how how, int64_t kth, const char *name,
                            const char *kname, PyObject *vout, PyObject *iout) {
-    /* kthvalue / median / nanmedian wrap dim before the out= and dtype checks (measured; a
-     * complex nanmedian wraps against other dims upstream, left to the old order) */
+    /* kthvalue / median / nanmedian wrap dim before the out= and dtype checks, mode after out=; kthvalue
+     * then checks the dim's size and k (measured, docs/breadth_more2.md) */
     const tn_tensor *st = TN_T(*self);
     int wd;
-    if (how != TN_SELECT_MODE && !(how == TN_SELECT_NANMEDIAN && tn_dtype_is_complex(st->dtype)) &&
-        tn_wrap_dim_i(dim, st->ndim, &wd) < 0)
+    if (how == TN_SELECT_MODE && vout && select_check_outs(name, st, vout, iout) < 0) return NULL;   /* mode: out= first */
+    if (tn_wrap_dim_i(dim, st->ndim, &wd) < 0) return NULL;
+    int64_t slice = st->ndim ? st->sizes[wd] : 1;
+    if (how == TN_SELECT_KTH && slice == 0) {
+        PyErr_Format(PyExc_IndexError, "%s(): Expected reduction dim %d to have non-zero size.", name, wd);
         return NULL;
-    if (vout && select_check_outs(name, st, vout, iout) < 0) return NULL;
+    }
+    if (how == TN_SELECT_KTH && (kth < 1 || kth > slice)) {
+        PyErr_Format(PyExc_RuntimeError, "kthvalue(): selected number k out of range for dimension %d", wd);
+        return NULL;
+    }
+    if (how != TN_SELECT_MODE && vout && select_check_outs(name, st, vout, iout) < 0) return NULL;
     PyObject *v, *i;
     if (select_core(self->u.obj, dim, keepdim, how, kth, name, kname, &v, &i) < 0) return NULL;
     if (vout) return sort_outs(name, v, i, vout, iout);

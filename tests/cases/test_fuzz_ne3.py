@@ -1,0 +1,71 @@
+"""Exception types and messages of the no-crash corpus's "ours NotImplementedError, upstream
+RuntimeError / IndexError" differences, third round, fixed in the op owning each check
+(docs/breadth_more2.md "Fuzz corpus exception types, group ne (session 36)"); the corpus itself
+compares every call's exception type (tests/test_no_crash.py).
+
+- binary / unary pointwise ops of complex32 (which we refuse by name): the iterator's cast and
+  out= checks first ("result type ComplexHalf can't be cast to ...", "Found dtype ...").
+- a float8 tensor with a complex number: upstream's promotion has no complex float8 type.
+- loss backwards' grad_input= in the one-dtype iterator; smooth_l1 / huber / bce / prelu broadcast
+  and smooth_l1's reduction assert before the kernel's dtype refusal.
+- sum / prod / mean / cumsum / cumprod / nansum with a dtype and out= (or in-place) of another dtype.
+- std / var: a complex correction, the dims' wrap, float8's two kernel refusals.
+- kthvalue's dim size and k, mode / nanmedian's dim wrap, before the dtype refusal.
+- bernoulli_(p tensor): p expanded to self first; gcd / lcm: the written tensor's overlap first.
+- unflatten / unfold of 32-dim tensors: upstream's size checks before our dimension limit.
+"""
+from harness import cases
+from harness.autograd import ERR
+
+SETUP = ERR + """
+A = torch.ops.aten
+x = torch.arange(6.).reshape(2, 3)
+def T(dt, shape=(2, 3)):
+    return torch.ones(shape).to(dt)
+c32 = T(torch.complex32)
+f8 = T(torch.float8_e4m3fn)
+"""
+
+cases("fuzz_ne3", {
+    "complex32_pointwise_out": "[err(f) for f in [lambda: A.bitwise_and.Scalar_out(c32, -1, out=x.clone()), lambda: A.fmod.Scalar_out(c32, 2, out=x.clone()), "
+                               "lambda: A.remainder.Scalar_out(c32, 2, out=x.clone()), lambda: A.copysign.Scalar_out(c32, 2, out=x.clone()), "
+                               "lambda: A.bitwise_left_shift.Tensor_Scalar_out(c32, 1, out=x.clone()), lambda: A.xlogy.OutScalar_Other(c32, 2, out=x.clone()), "
+                               "lambda: torch.xlogy(2, c32, out=x.clone()), lambda: A.pow.Tensor_Scalar_out(c32, -1, out=x.clone()), "
+                               "lambda: torch.pow(2, c32, out=x.clone()), lambda: A.__ilshift__.Scalar(x.half(), 1j), "
+                               "lambda: A.softplus.out(c32, out=x.clone()), lambda: A.round.decimals_out(c32, decimals=1, out=x.clone()), "
+                               "lambda: A.logit.out(c32, eps=-1, out=x.clone())]]",
+    "float8_complex_number": "[err(f) for f in [lambda: torch.result_type(f8, 1j), lambda: A.__lshift__.Scalar(f8, 1j), lambda: f8 + 1j, "
+                             "lambda: torch.mul(f8, torch.tensor(1j)), lambda: f8 * torch.ones(2, 3, dtype=torch.complex64)]]",
+    "loss_backward_grad_input": "b = T(torch.bool); d = x.double(); [err(f) for f in [lambda: A.binary_cross_entropy_backward.grad_input(b, b, b, b, grad_input=x.clone()), "
+                                "lambda: A.huber_loss_backward.out(b, b, b, 1, 2.0, grad_input=x.clone()), "
+                                "lambda: A.log_sigmoid_backward.grad_input(b, b, b, grad_input=x.clone()), "
+                                "lambda: A.binary_cross_entropy_backward.grad_input(x, x, x, None, grad_input=d.clone()), "
+                                "lambda: A.huber_loss_backward.out(x, x, x, 1, 2.0, grad_input=d.clone()), "
+                                "lambda: A.log_sigmoid_backward.grad_input(d, x, x, grad_input=x.clone()), "
+                                "lambda: A.log_sigmoid_backward.grad_input(x, x, x, grad_input=d.clone())]]",
+    "loss_broadcast_reduction": "l = T(torch.int64); e = torch.zeros(0, dtype=torch.long); c = T(torch.complex64); [err(f) for f in [lambda: A.smooth_l1_loss(c, x, 3), "
+                                "lambda: A.smooth_l1_loss(c, x, -1), lambda: A.smooth_l1_loss(c, x, 0), lambda: A.smooth_l1_loss(l, e), lambda: A.smooth_l1_loss(x, x, 3), "
+                                "lambda: A.smooth_l1_loss(x, x, 3, 0.0), lambda: A.huber_loss(l, e), lambda: A.binary_cross_entropy(l, e), lambda: A.binary_cross_entropy(l, x), "
+                                "lambda: A._prelu_kernel(l, e), lambda: A._prelu_kernel(x, torch.zeros(0))]], A.smooth_l1_loss(x, x, 0)",
+    "reduction_dtype_out": "[err(f) for dt in [torch.float64, torch.bits8, torch.qint8] for f in [lambda: A.sum.IntList_out(x, [0], dtype=dt, out=x.clone()), "
+                           "lambda: A.prod.int_out(x, 0, dtype=dt, out=x.clone()), lambda: A.cumsum.out(x, 0, dtype=dt, out=x.clone()), "
+                           "lambda: A.cumprod.out(x, 0, dtype=dt, out=x.clone()), lambda: x.clone().cumsum_(0, dtype=dt), lambda: x.clone().cumprod_(0, dtype=dt), "
+                           "lambda: A.nansum.out(x, [0], dtype=dt, out=x.clone()), lambda: A.mean.out(x, [0], dtype=dt, out=x.clone()), "
+                           "lambda: A.sum.IntList_out(x, [5], dtype=dt, out=x.clone()), lambda: A.cumsum.out(x, 5, dtype=dt, out=x.clone())]], "
+                           "A.sum.IntList_out(x, [0], dtype=torch.float64, out=torch.zeros(3, dtype=torch.float64)), A.cumsum.out(x, 0, out=x.double())",
+    "std_var_order": "[err(f) for f in [lambda: A.std.correction(f8), lambda: A.var.correction(f8, dim=[0, 1]), lambda: A.std.correction(f8, dim=[1]), "
+                     "lambda: A.std.correction(f8, correction=1j), lambda: A.var.correction(c32, correction=1j), lambda: A.std_mean.correction(f8, correction=1j), "
+                     "lambda: A.var_mean.correction(f8), lambda: A.std.correction(f8, dim=[5]), lambda: A.std.correction_out(f8, out=x.clone()), "
+                     "lambda: A.std.correction(T(torch.float8_e5m2, ()), dim=[]), lambda: A.std.correction(x, correction=2j)]], A.std.correction(x, correction=1 + 0j)",
+    "select_dim_k_order": "b = T(torch.bool); c = T(torch.complex64); [err(f) for f in [lambda: A.kthvalue(b, -1), lambda: A.kthvalue(b, 4), "
+                          "lambda: A.kthvalue(c, 7), lambda: A.kthvalue(T(torch.bool, (2, 0)), 1), lambda: A.kthvalue.values(b, -1, values=x.clone(), indices=x.long()), "
+                          "lambda: A.mode(c, -3), lambda: A.mode(c, 2), lambda: A.mode(T(torch.complex64, ()), 1), lambda: A.nanmedian.dim(c, -3), "
+                          "lambda: A.nanmedian.dim(T(torch.complex64, ()), -2), lambda: A.mode(c, 0), lambda: A.kthvalue(b, 1)]]",
+    "bernoulli_gcd_order": "b = T(torch.bool); [err(f) for f in [lambda: A.bernoulli_.Tensor(torch.ones(5, 5), torch.ones(2, 3, dtype=torch.long)), "
+                           "lambda: A.bernoulli_.Tensor(torch.ones(2, 3), torch.zeros(0, dtype=torch.long)), lambda: A.bernoulli_.Tensor(x.clone(), T(torch.int32)), "
+                           "lambda: A.gcd_(torch.ones(1, 3).expand(2, 3), b), lambda: A.lcm_(torch.ones(1, 3).expand(2, 3), b), "
+                           "lambda: A.gcd.out(x, x, out=x.clone()), lambda: A.gcd_(T(torch.int64), x)]]",
+    "many_dims_checks": "d32 = torch.ones([1] * 32); b = T(torch.bool); [err(f) for f in [lambda: A.unfold(d32, 1, -1, 1), lambda: A.unfold(d32, 1, 1, 0), "
+                        "lambda: A.unfold(d32, 1, 2, 1), lambda: A.unfold_copy(d32, 1, -3, 1), lambda: A.unflatten.int(b, 0, [1] * 32), "
+                        "lambda: A.unflatten.int(b, 0, [3] * 40)]]",
+}, setup=SETUP)
