@@ -432,7 +432,8 @@ static PyObject *random_from_to(PyObject *self, int64_t from, bool has_to, int64
     tn_tensor *t = tn_tensor_of(self);
     tn_dtype dt = t->dtype;
     bool wide_uint = dt == TN_DTYPE_U16 || dt == TN_DTYPE_U32 || dt == TN_DTYPE_U64; /* upstream's kernel covers them */
-    if (tn_dtype_is_complex(dt)) {   /* upstream's bounds checks refuse complex by name (measured) */
+    /* upstream's bounds checks refuse complex (and, given a `to`, the bits types) by name (measured) */
+    if (tn_dtype_is_complex(dt) || (has_to && tn_dtype_infos[dt].kind == TN_KIND_BITS)) {
         if (has_to && from >= to) {
             PyErr_Format(PyExc_RuntimeError, "random_ expects 'from' to be less than 'to', but got from=%lld >= to=%lld",
                          (long long)from, (long long)to);

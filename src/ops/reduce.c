@@ -235,11 +235,12 @@ PyObject *tn_op_max_unary_out(tn_value *a) { return minmax_all(true, a, a[1].u.o
 PyObject *tn_op_min(tn_value *a) { return minmax_all(false, a, NULL); }
 PyObject *tn_op_min_unary_out(tn_value *a) { return minmax_all(false, a, a[1].u.obj); }
 
-/* values (may be skipped) and indices along one dim (dimv NONE: over everything). */
+/* values (may be skipped) and indices along one dim (dimv NONE: over everything). vout / iout:
+ * the out= tensors (or NULL), whose exact dtypes the structured kernel checks after the dim and
+ * before its dtype dispatch (measured) */
 static int arg_reduce(bool is_max, const char *name, tn_value *self, const tn_value *dimv, bool keepdim,
-                      PyObject **values, PyObject **indices) {
+                      PyObject **values, PyObject **indices, PyObject *vout, PyObject *iout) {
     tn_tensor *t = TN_T(*self);
-    if (tn_require_computable(name, t->dtype) < 0) return -1;
     int dim = -1;
     int64_t sz[TN_MAX_DIMS];
     int k;
@@ -259,6 +260,8 @@ static int arg_reduce(bool is_max, const char *name, tn_value *self, const tn_va
         k = reduced_shape(t, t->ndim ? 1ull << dim : 0, keepdim, sz);
         if (t->ndim == 0) dim = -1;
     }
+    if (tn_out_dtype_exact(vout, t->dtype) < 0 || tn_out_dtype_exact(iout, TN_DTYPE_I64) < 0) return -1;
+    if (tn_require_computable(name, t->dtype) < 0) return -1;
     *indices = tn_tensor_new_empty(k, sz, TN_DTYPE_I64, t->storage->device);
     if (!*indices) return -1;
     if (values) {
@@ -279,13 +282,8 @@ static PyObject *minmax_dim(bool is_max, tn_value *a, PyObject *vout, PyObject *
         return NULL;
     }
     PyObject *v = NULL, *i = NULL;
-    if (arg_reduce(is_max, name, &a[0], &a[1], arg_bool(&a[2]), &v, &i) < 0) return NULL;
+    if (arg_reduce(is_max, name, &a[0], &a[1], arg_bool(&a[2]), &v, &i, vout, iout) < 0) return NULL;
     if (vout) {
-        if (tn_out_dtype_exact(vout, t->dtype) < 0 || tn_out_dtype_exact(iout, TN_DTYPE_I64) < 0) {
-            Py_DECREF(v);
-            Py_DECREF(i);
-            return NULL;
-        }
         v = tn_out_deliver(v, vout, name);
         if (!v) { Py_DECREF(i); return NULL; } /* no second out= check with an error pending */
         i = tn_out_deliver(i, iout, name);
@@ -308,7 +306,7 @@ static PyObject *argmax_impl(bool is_max, tn_value *a, PyObject *out) {
         return NULL;
     }
     PyObject *i = NULL;
-    if (arg_reduce(is_max, name, &a[0], &a[1], arg_bool(&a[2]), NULL, &i) < 0) return NULL;
+    if (arg_reduce(is_max, name, &a[0], &a[1], arg_bool(&a[2]), NULL, &i, NULL, out) < 0) return NULL;
     return tn_out_deliver_exact(i, out, name);
 }
 

@@ -237,7 +237,6 @@ static PyObject *topk_impl(tn_value *a, PyObject *vout, PyObject *iout) {
     int dim;
     if (tn_wrap_dim_i(a[2].u.i, t->ndim, &dim) < 0) return NULL;
     int64_t n = t->ndim ? t->sizes[dim] : 1, k = a[1].u.i;
-    if (tn_dtype_barebones(t->dtype) && k >= 0 && k <= n) return tn_kernel_missing("topk_cpu", t->dtype);
     if (k < 0 || k > n) {
         PyErr_SetString(PyExc_RuntimeError, "selected index k out of range");
         return NULL;
@@ -246,6 +245,9 @@ static PyObject *topk_impl(tn_value *a, PyObject *vout, PyObject *iout) {
         PyErr_SetString(PyExc_RuntimeError, "topk does not support bool dtypes on CPU");
         return NULL;
     }
+    /* then out='s exact dtypes, then the kernel's (measured: float8 / uint16) */
+    if (tn_out_dtype_exact(vout, t->dtype) < 0 || tn_out_dtype_exact(iout, TN_DTYPE_I64) < 0) return NULL;
+    if (tn_dtype_barebones(t->dtype)) return tn_kernel_missing("topk_cpu", t->dtype);
     PyObject *v, *i;
     if (sort_core(a[0].u.obj, a[2].u.i, sort_bool(&a[3]), k, sort_bool(&a[4]), &v, &i) < 0) return NULL;
     if (vout) return sort_outs("topk", v, i, vout, iout);

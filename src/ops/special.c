@@ -165,12 +165,13 @@ static PyObject *sp_binary(tn_special_binary_op op, const char *name, tn_value *
     if (ct == TN_DTYPE_UNDEFINED) return NULL;
     if ((fl & SB_FLOAT) && is_int(ct)) ct = tn_py.default_dtype;
     if (op == TN_SPB_HEAVISIDE) {
-        if (tn_dtype_is_complex(ct)) {
+        if (tn_dtype_is_complex(ct) || (out && tn_dtype_is_complex(tn_tensor_of(out)->dtype))) {
             PyErr_SetString(PyExc_RuntimeError, "heaviside is not yet implemented for complex tensors.");
             return NULL;
         }
-        if (TN_T(*a)->dtype != TN_T(*b)->dtype) {
-            PyErr_SetString(PyExc_RuntimeError, "heaviside is not yet implemented for tensors with different dtypes");
+        /* its structured meta: self, values and out= of one dtype (measured) */
+        if (TN_T(*a)->dtype != TN_T(*b)->dtype || (out && tn_tensor_of(out)->dtype != TN_T(*a)->dtype)) {
+            PyErr_SetString(PyExc_RuntimeError, "heaviside is not yet implemented for tensors with different dtypes.");
             return NULL;
         }
     }

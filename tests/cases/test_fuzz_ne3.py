@@ -13,6 +13,9 @@ compares every call's exception type (tests/test_no_crash.py).
 - kthvalue's dim size and k, mode / nanmedian's dim wrap, before the dtype refusal.
 - bernoulli_(p tensor): p expanded to self first; gcd / lcm: the written tensor's overlap first.
 - unflatten / unfold of 32-dim tensors: upstream's size checks before our dimension limit.
+- argmax / argmin / max / min .out, cummax / cummin .out, topk.values: out='s dtypes before the
+  kernel's refusal (float8, uint16); heaviside.out: out= in its one-dtype and complex checks.
+- random_(from, to) / randint of a bits dtype: the bounds checks' refusal by name.
 """
 from harness import cases
 from harness.autograd import ERR
@@ -68,4 +71,15 @@ cases("fuzz_ne3", {
     "many_dims_checks": "d32 = torch.ones([1] * 32); b = T(torch.bool); [err(f) for f in [lambda: A.unfold(d32, 1, -1, 1), lambda: A.unfold(d32, 1, 1, 0), "
                         "lambda: A.unfold(d32, 1, 2, 1), lambda: A.unfold_copy(d32, 1, -3, 1), lambda: A.unflatten.int(b, 0, [1] * 32), "
                         "lambda: A.unflatten.int(b, 0, [3] * 40)]]",
+    "out_dtype_before_kernel": "L = torch.zeros(2, 3, dtype=torch.long); u16 = T(torch.uint16); [err(f) for f in [lambda: A.argmax.out(f8, out=x.clone()), "
+                               "lambda: A.argmin.out(f8, 0, out=x.clone()), lambda: A.max.dim_max(f8, 0, max=x.clone(), max_values=L.clone()), "
+                               "lambda: A.min.dim_min(f8, 0, min=f8.clone(), min_indices=x.clone()), lambda: A.max.dim_max(x, 5, max=f8.clone(), max_values=L.clone()), "
+                               "lambda: A.cummax.out(f8, 0, values=x.clone(), indices=L.clone()), lambda: A.cummin.out(u16, 0, values=x.clone(), indices=L.clone()), "
+                               "lambda: A.cummax.out(u16, 0, values=u16.clone(), indices=L.clone()), lambda: A.topk.values(f8, 1, values=x.clone(), indices=L.clone()), "
+                               "lambda: A.topk.values(u16, 1, values=u16.clone(), indices=L.clone()), lambda: A.topk.values(f8, 7, values=x.clone(), indices=L.clone()), "
+                               "lambda: A.topk.values(T(torch.bool), 1, values=x.clone(), indices=x.clone()), "
+                               "lambda: A.heaviside.out(f8, f8, out=x.clone()), lambda: A.heaviside.out(x, x, out=T(torch.complex64)), lambda: A.heaviside.out(x, x.double(), out=x.clone())]]",
+    "random_bits_bounds": "[err(f) for f in [lambda: torch.randint(1, (2, 3), dtype=torch.bits8), lambda: A.randint_like.low_dtype(x, 1, 1, dtype=torch.bits8), "
+                          "lambda: torch.empty(2, dtype=torch.bits8).random_(5), lambda: torch.empty(2, dtype=torch.bits16).random_(2, 1), "
+                          "lambda: torch.empty(2, dtype=torch.bits8).random_()]]",
 }, setup=SETUP)
