@@ -446,8 +446,14 @@ static PyObject *random_from_to(PyObject *self, int64_t from, bool has_to, int64
         }
         return tn_kernel_missing("random_full_64_bits_range_kernel_cpu", dt);
     }
-    if (!tn_dtype_computable(dt) && !wide_uint)
+    if (!tn_dtype_computable(dt) && !wide_uint) {
+        if (has_to && from >= to && tn_dtype_infos[dt].kind == TN_KIND_FLOAT8) {   /* the bounds first (measured) */
+            PyErr_Format(PyExc_RuntimeError, "random_ expects 'from' to be less than 'to', but got from=%lld >= to=%lld",
+                         (long long)from, (long long)to);
+            return NULL;
+        }
         return tn_kernel_missing("random_from_to_kernel_cpu", dt);
+    }
     tn_rng_bounds b;
     int rc = tn_rng_random_bounds(dt, from, has_to, to, &b);
     switch (rc) {
@@ -651,6 +657,7 @@ static PyObject *bernoulli_scalar(PyObject *self, double p, tn_generator *g) {
 static PyObject *bernoulli_tensor(PyObject *self, PyObject *p, tn_generator *g) {
     if (tn_door_on_meta()) return Py_NewRef(self); /* no meta checks */
     tn_tensor *t = tn_tensor_of(self), *pt = tn_tensor_of(p);
+    if (tn_check_overlap(self, 0, NULL) < 0) return NULL;   /* self's internal overlap first (measured) */
     /* upstream expands p to self's shape before dispatching on the dtypes (measured) */
     PyObject *pe = tn_at_expand(p, TN_IN(t->sizes, t->ndim), false);
     if (!pe) return NULL;

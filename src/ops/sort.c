@@ -176,8 +176,19 @@ static PyObject *sort_outs(const char *name, PyObject *v, PyObject *i, PyObject 
     return tn_return_pair(cls, Py_NewRef(vout), Py_NewRef(iout));
 }
 
+/* sort's out= forms: (complex refused first by sort_core), the dim, then out='s exact dtypes, then
+ * the kernel's dtypes (measured: float8 into a float out=) */
+static int sort_out_checks(PyObject *self, int64_t dim, PyObject *vout, PyObject *iout) {
+    const tn_tensor *t = tn_tensor_of(self);
+    int d;
+    if (tn_dtype_is_complex(t->dtype)) return 0;
+    if (tn_wrap_dim_i(dim, t->ndim, &d) < 0) return -1;
+    return tn_out_dtype_exact(vout, t->dtype) < 0 || tn_out_dtype_exact(iout, TN_DTYPE_I64) < 0 ? -1 : 0;
+}
+
 static PyObject *sort_impl(PyObject *self, int64_t dim, bool desc, PyObject *vout, PyObject *iout) {
     PyObject *v, *i;
+    if (vout && sort_out_checks(self, dim, vout, iout) < 0) return NULL;
     if (sort_core(self, dim, desc, -1, false, &v, &i) < 0) return NULL;
     if (vout) return sort_outs("sort", v, i, vout, iout);
     return tn_return_pair("sort", v, i);
@@ -196,6 +207,7 @@ PyObject *tn_op_sort_values_stable(tn_value *a) {
 
 static PyObject *argsort_impl(PyObject *self, int64_t dim, bool desc, PyObject *out) {
     PyObject *v, *i;
+    if (out && sort_out_checks(self, dim, NULL, out) < 0) return NULL;
     if (sort_core(self, dim, desc, -1, false, &v, &i) < 0) return NULL;
     Py_DECREF(v);
     if (!out) return i;
@@ -215,6 +227,7 @@ PyObject *tn_op_argsort_stable_out(tn_value *a) { return argsort_impl(a[0].u.obj
 
 static PyObject *msort_impl(PyObject *self, PyObject *out) {
     PyObject *v, *i;
+    if (out && sort_out_checks(self, 0, out, NULL) < 0) return NULL;
     if (sort_core(self, 0, false, -1, false, &v, &i) < 0) return NULL;
     Py_DECREF(i);
     if (!out) return v;

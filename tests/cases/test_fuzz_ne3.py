@@ -15,7 +15,9 @@ compares every call's exception type (tests/test_no_crash.py).
 - unflatten / unfold of 32-dim tensors: upstream's size checks before our dimension limit.
 - argmax / argmin / max / min .out, cummax / cummin .out, topk.values: out='s dtypes before the
   kernel's refusal (float8, uint16); heaviside.out: out= in its one-dtype and complex checks.
-- random_(from, to) / randint of a bits dtype: the bounds checks' refusal by name.
+- random_(from, to) / randint of a bits dtype: the bounds checks' refusal by name; of float8: from < to.
+- sort.values / argsort.stable_out / msort.out: the dim and out='s dtypes before the kernel's.
+- bernoulli_(p tensor) of an expanded self: the internal overlap first.
 """
 from harness import cases
 from harness.autograd import ERR
@@ -82,4 +84,12 @@ cases("fuzz_ne3", {
     "random_bits_bounds": "[err(f) for f in [lambda: torch.randint(1, (2, 3), dtype=torch.bits8), lambda: A.randint_like.low_dtype(x, 1, 1, dtype=torch.bits8), "
                           "lambda: torch.empty(2, dtype=torch.bits8).random_(5), lambda: torch.empty(2, dtype=torch.bits16).random_(2, 1), "
                           "lambda: torch.empty(2, dtype=torch.bits8).random_()]]",
+    "sort_random_bernoulli_order": "L = torch.zeros(2, 3, dtype=torch.long); c = T(torch.complex64); [err(f) for f in [lambda: A.sort.values(f8, values=x.clone(), indices=L.clone()), "
+                                   "lambda: A.sort.values(f8, values=f8.clone(), indices=x.clone()), lambda: A.sort.values(f8, 5, values=x.clone(), indices=L.clone()), "
+                                   "lambda: A.msort.out(f8, out=x.clone()), lambda: A.argsort.stable_out(f8, stable=False, out=x.clone()), "
+                                   "lambda: A.sort.values(c, values=x.clone(), indices=L.clone()), lambda: A.msort.out(c, out=x.clone()), "
+                                   "lambda: A.argsort.stable_out(T(torch.bool), stable=False, dim=7, out=x.clone()), lambda: A.msort.out(torch.ones(()), out=L.clone()), "
+                                   "lambda: f8.clone().random_(1, 1), lambda: torch.randint(1, 1, (2, 3), dtype=torch.float8_e4m3fn), "
+                                   "lambda: A.bernoulli_.Tensor(torch.ones(1, 3).expand(2, 3), T(torch.bool)), "
+                                   "lambda: A.bernoulli_.Tensor(torch.ones(1, 3).expand(2, 3), torch.ones(5))]]",
 }, setup=SETUP)
