@@ -101,7 +101,14 @@ static tn_dtype combine(tn_dtype higher, tn_dtype lower, bool *err) {
     if (higher == TN_DTYPE_UNDEFINED) return lower;
     if (lower == TN_DTYPE_UNDEFINED) return higher;
     if (tn_dtype_is_complex(higher)) return higher;
-    if (tn_dtype_is_complex(lower)) return tn_dtype_is_floating(higher) ? complex_of(higher) : lower;
+    if (tn_dtype_is_complex(lower)) {
+        if (tn_dtype_infos[higher].kind == TN_KIND_FLOAT8) {   /* upstream's toComplexType has none (measured) */
+            PyErr_Format(PyExc_RuntimeError, "Unknown Complex ScalarType for %s", tn_dtype_cpp_name(higher));
+            *err = true;
+            return TN_DTYPE_UNDEFINED;
+        }
+        return tn_dtype_is_floating(higher) ? complex_of(higher) : lower;
+    }
     if (tn_dtype_is_floating(higher)) return higher;
     if (higher == TN_DTYPE_BOOL || tn_dtype_is_floating(lower)) {
         tn_dtype r = tn_promote_types_checked(higher, lower);
@@ -836,6 +843,16 @@ const char *tn_dtype_cxx_name(tn_dtype d) {
     case TN_DTYPE_F8E4M3FNUZ: return "c10::Float8_e4m3fnuz";
     case TN_DTYPE_F8E5M2FNUZ: return "c10::Float8_e5m2fnuz";
     case TN_DTYPE_F8E8M0FNU: return "c10::Float8_e8m0fnu";
+    case TN_DTYPE_QI8: return "c10::qint8";   /* the quantized and bits types: measured */
+    case TN_DTYPE_QU8: return "c10::quint8";
+    case TN_DTYPE_QI32: return "c10::qint32";
+    case TN_DTYPE_QU4X2: return "c10::quint4x2";
+    case TN_DTYPE_QU2X4: return "c10::quint2x4";
+    case TN_DTYPE_BITS1X8: return "c10::bits1x8";
+    case TN_DTYPE_BITS2X4: return "c10::bits2x4";
+    case TN_DTYPE_BITS4X2: return "c10::bits4x2";
+    case TN_DTYPE_BITS8: return "c10::bits8";
+    case TN_DTYPE_BITS16: return "c10::bits16";
     default: return tn_dtype_cpp_name(d);
     }
 }

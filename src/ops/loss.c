@@ -142,15 +142,6 @@ done:
 
 /* upstream's TensorIterator check_all_same_dtype: the first input's dtype is expected of every
  * operand (output first) */
-static int same_dtype(int n, const tn_dtype *dts) {
-    for (int i = 0; i < n; i++)
-        if (dts[i] != dts[0]) {
-            PyErr_Format(PyExc_RuntimeError, "Found dtype %s but expected %s", tn_dtype_cpp_name(dts[i]),
-                         tn_dtype_cpp_name(dts[0]));
-            return -1;
-        }
-    return 0;
-}
 static int expect_dtype(tn_dtype expected, int n, const tn_dtype *dts) {
     for (int i = 0; i < n; i++)
         if (dts[i] != expected) {
@@ -198,7 +189,16 @@ static PyObject *sl1(tn_value *a, PyObject *out) {
         PyErr_SetString(PyExc_RuntimeError, "smooth_l1_loss does not support negative values for beta.");
         return NULL;
     }
-    if (out_overlap_first(out, 2, a, SELF_TARGET) < 0 || binary_out_check(a, out) < 0) return NULL;
+    if (out_overlap_first(out, 2, a, SELF_TARGET) < 0) return NULL;
+    if (binary_out_check(a, out) < 0) return NULL;
+    /* the meta function's binary iterator (broadcast, common dtype), then its reduction assert,
+     * before the kernel's dtypes (measured) */
+    const tn_tensor *ts[2] = {TN_T(a[0]), TN_T(a[1])};
+    int nd;
+    int64_t shape[TN_MAX_DIMS];
+    if (tn_broadcast_tensors_shape(2, ts, &nd, shape) < 0) return NULL;
+    if (tn_result_type(2, a) == TN_DTYPE_UNDEFINED) return NULL;
+    if (reduction_assert(red, 86) < 0) return NULL;
     PyObject *r;
     if (beta == 0) {
         PyObject *d = tn_at_sub_Tensor(a[0].u.obj, a[1].u.obj, TN_SDEF);
@@ -211,7 +211,6 @@ static PyObject *sl1(tn_value *a, PyObject *out) {
         PyObject *ins[2] = {a[0].u.obj, a[1].u.obj};
         r = reduce_loss(ew_run(TN_LOSS_SMOOTH_L1, "smooth_l1_cpu", ct, &p, 2, ins), red);
     }
-    if (r && reduction_assert(red, 86) < 0) Py_CLEAR(r);
     return out ? tn_out_deliver(r, out, "smooth_l1_loss") : r;
 }
 PyObject *tn_op_smooth_l1_loss(tn_value *a) { return sl1(a, NULL); }
@@ -228,6 +227,10 @@ PyObject *tn_op_huber_loss(tn_value *a) {
     double delta = a[3].u.f;
     if (huber_delta(delta) < 0) return NULL;
     tn_tensor *x = TN_T(a[0]);
+    const tn_tensor *ts[2] = {x, TN_T(a[1])};   /* the iterator's broadcast, then its dtypes */
+    int nd;
+    int64_t shape[TN_MAX_DIMS];
+    if (tn_broadcast_tensors_shape(2, ts, &nd, shape) < 0) return NULL;
     tn_dtype ct = tn_result_type(2, a);
     if (ct == TN_DTYPE_UNDEFINED) return NULL;
     if (!tn_can_cast(ct, x->dtype)) {
@@ -294,8 +297,9 @@ static PyObject *sl1_huber_bwd(tn_value *a, PyObject *out, bool is_huber) {
      * to their common dtype and casts it into grad_input (zeros_like(self) or the given out) */
     tn_dtype ct = x->dtype, gd = out ? tn_tensor_of(out)->dtype : x->dtype;
     if (is_huber) {
-        tn_dtype dts[4] = {x->dtype, x->dtype, TN_T(a[2])->dtype, TN_T(a[0])->dtype};
-        if (same_dtype(4, dts) < 0) return NULL;
+        /* its operands (grad_input, self, target, grad_output), all in self's dtype */
+        tn_dtype dts[4] = {gd, x->dtype, TN_T(a[2])->dtype, TN_T(a[0])->dtype};
+        if (expect_dtype(x->dtype, 4, dts) < 0) return NULL;
     } else {
         if ((ct = tn_result_type(3, a)) == TN_DTYPE_UNDEFINED) return NULL;
         if (!tn_can_cast(ct, gd)) return tn_cast_error(ct, gd);
@@ -328,13 +332,13 @@ static PyObject *bce(tn_value *a, PyObject *out) {
     tn_tensor *x = TN_T(a[0]), *t = TN_T(a[1]);
     if (out_overlap_first(out, 2, a, SELF_TARGET) < 0) return NULL;
     /* the iterator's operands: the loss (out=, else empty_like(self)), self, target */
-    tn_dtype dts[3] = {out ? tn_tensor_of(out)->dtype : x->dtype, x->dtype, t->dtype};
-    if (expect_dtype(x->dtype, 3, dts) < 0) return NULL;
-    if (!tn_nn_float(x->dtype)) return tn_kernel_missing("binary_cross_entropy", x->dtype);
     const tn_tensor *ts[2] = {x, t};
     int nd;
     int64_t shape[TN_MAX_DIMS];
-    if (tn_broadcast_tensors_shape(2, ts, &nd, shape) < 0) return NULL;
+    if (tn_broadcast_tensors_shape(2, ts, &nd, shape) < 0) return NULL;   /* its shape, then its dtypes */
+    tn_dtype dts[3] = {out ? tn_tensor_of(out)->dtype : x->dtype, x->dtype, t->dtype};
+    if (expect_dtype(x->dtype, 3, dts) < 0) return NULL;
+    if (!tn_nn_float(x->dtype)) return tn_kernel_missing("binary_cross_entropy", x->dtype);
     /* upstream checks each element in the kernel: input first, then target */
     PyObject *xd = tn_as_dtype(a[0].u.obj, TN_DTYPE_F64, true), *td = xd ? tn_as_dtype(a[1].u.obj, TN_DTYPE_F64, true) : NULL;
     if (!td) { Py_XDECREF(xd); return NULL; }
@@ -363,7 +367,9 @@ PyObject *tn_op_binary_cross_entropy_out(tn_value *a) { return bce(a, a[4].u.obj
 static PyObject *bce_bwd(tn_value *a, PyObject *out) {
     tn_tensor *g = TN_T(a[0]), *x = TN_T(a[1]), *t = TN_T(a[2]);
     if (out_overlap_first(out, 3, a, GRAD_SELF_TARGET) < 0) return NULL;
-    tn_dtype dts[4] = {x->dtype, g->dtype, x->dtype, t->dtype};
+    /* the iterator's operands: grad_input (out=, else empty_like(self)), grad_output, self, target,
+     * all in grad_output's dtype (the first input's) */
+    tn_dtype dts[4] = {out ? tn_tensor_of(out)->dtype : x->dtype, g->dtype, x->dtype, t->dtype};
     if (expect_dtype(g->dtype, 4, dts) < 0) return NULL;
     if (!tn_nn_float(x->dtype)) return tn_kernel_missing("binary_cross_entropy_backward", x->dtype);
     PyObject *ins[3] = {a[0].u.obj, a[1].u.obj, a[2].u.obj};
@@ -464,8 +470,11 @@ PyObject *tn_op_log_sigmoid_forward_output(tn_value *a) { return ls_fwd(a, a[1].
 static PyObject *ls_bwd(tn_value *a, PyObject *out) {
     tn_tensor *x = TN_T(a[1]);
     if (out_overlap_first(out, 3, a, GRAD_SELF_TARGET) < 0) return NULL;   /* grad_output, self, buffer */
-    tn_dtype dts[3] = {TN_T(a[0])->dtype, x->dtype, TN_T(a[2])->dtype};
-    if (expect_dtype(x->dtype, 3, dts) < 0) return NULL;
+    /* the iterator's operands: grad_input (out=, else empty_like(grad_output)), self, buffer,
+     * grad_output, all in self's dtype (the first input's) */
+    tn_dtype dts[4] = {out ? tn_tensor_of(out)->dtype : TN_T(a[0])->dtype, x->dtype, TN_T(a[2])->dtype,
+                       TN_T(a[0])->dtype};
+    if (expect_dtype(x->dtype, 4, dts) < 0) return NULL;
     PyObject *ins[3] = {a[1].u.obj, a[2].u.obj, a[0].u.obj};
     PyObject *r = ew_run(TN_LOSS_LOG_SIGMOID_BWD, "log_sigmoid_backward_cpu", x->dtype, NULL, 3, ins);
     return out ? tn_out_deliver(r, out, "log_sigmoid_backward") : r;

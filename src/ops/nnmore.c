@@ -336,7 +336,13 @@ PyObject *tn_op_prelu(tn_value *a) {
     return r;
 }
 
+/* the iterator's broadcast of the operands, then one dtype for all, then the kernel's (measured) */
 static int prelu_types(PyObject *const *ts, int n) {
+    const tn_tensor *tt[3];
+    for (int i = 0; i < n; i++) tt[i] = tn_tensor_of(ts[i]);
+    int nd;
+    int64_t shape[TN_MAX_DIMS];
+    if (tn_broadcast_tensors_shape(n, tt, &nd, shape) < 0) return -1;
     tn_dtype dt = tn_tensor_of(ts[0])->dtype;
     for (int i = 1; i < n; i++)
         if (tn_tensor_of(ts[i])->dtype != dt) {

@@ -66,9 +66,11 @@ static PyObject *shape_mismatch(const tn_tensor *t, int nd, const int64_t *shape
 /* Run a one-input loop: self (cast to ct) -> result of dtype rt, delivered to out= / in-place.
  * strict: out= must have exactly dtype rt (upstream's "Found dtype X but expected Y"). */
 /* overlap: whether the written tensor is checked for overlap with self (threshold's iterator is
- * built without the check: an out= aliasing self or expanded runs upstream) */
+ * built without the check: an out= aliasing self or expanded runs upstream)
+ * byname: a missing loop of a dtype we have no arithmetic for (complex32) is refused by name
+ * (tn_require_computable), after the out= / in-place checks as upstream's kernel refusal is */
 static PyObject *urun_ex(const char *name, tn_loop loop, const void *ctx, PyObject *self, tn_dtype ct,
-                         tn_dtype rt, PyObject *out, bool inplace, bool strict, bool overlap) {
+                         tn_dtype rt, PyObject *out, bool inplace, bool strict, bool overlap, bool byname) {
     tn_tensor *t = tn_tensor_of(self);
     int nd = t->ndim;
     int64_t shape[TN_MAX_DIMS];
@@ -83,7 +85,10 @@ static PyObject *urun_ex(const char *name, tn_loop loop, const void *ctx, PyObje
         }
         if (tn_out_prepare(out, nd, shape, rt, name) < 0) return NULL;
     }
-    if (!loop) return tn_kernel_missing_cpu(name, ct); /* after the dtype checks, as upstream */
+    if (!loop) { /* after the dtype checks, as upstream */
+        if (byname && tn_require_computable(name, ct) < 0) return NULL;
+        return tn_kernel_missing_cpu(name, ct);
+    }
     PyObject *x = tn_as_dtype(self, ct, false);
     if (!x) return NULL;
     const tn_tensor *t0 = t;
@@ -98,7 +103,7 @@ static PyObject *urun_ex(const char *name, tn_loop loop, const void *ctx, PyObje
 }
 static PyObject *urun(const char *name, tn_loop loop, const void *ctx, PyObject *self, tn_dtype ct,
                       tn_dtype rt, PyObject *out, bool inplace, bool strict) {
-    return urun_ex(name, loop, ctx, self, ct, rt, out, inplace, strict, true);
+    return urun_ex(name, loop, ctx, self, ct, rt, out, inplace, strict, true, false);
 }
 
 /* ---------------------------------------------------------------- unary */
@@ -206,9 +211,9 @@ static PyObject *unary_ex(tn_unary_op op, const char *name, unsigned fl, tn_valu
         return unary_c32(op, name, a, out, inplace, fl);
     tn_loop loop = tn_unary_loop(op, ct);
     /* uint16/32/64 and float8 have a few kernels (kernels/ref/unary.c); urun refuses the rest
-     * in upstream's words after the out= checks */
-    if (!loop && !tn_dtype_barebones(ct) && tn_require_computable(name, ct) < 0) return NULL;
-    return urun(name, loop, ctx, self, ct, tn_unary_out_dtype(op, ct), out, inplace, fl & U_STRICT);
+     * in upstream's words after the out= checks, complex32 by name */
+    return urun_ex(name, loop, ctx, self, ct, tn_unary_out_dtype(op, ct), out, inplace, fl & U_STRICT, true,
+                   !tn_dtype_barebones(ct));
 }
 
 static PyObject *unary(const uspec *s, tn_value *a, PyObject *out, bool inplace) {
@@ -375,8 +380,7 @@ static PyObject *round_dec(tn_value *a, PyObject *out, bool inplace) {
     int64_t d = a[1].u.i;
     tn_dtype dt = TN_T(a[0])->dtype;
     if (d == 0 && !is_int(dt)) return unary_ex(TN_UNARY_ROUND, "round", U_STRICT, a, out, inplace, NULL);
-    if (tn_require_computable("round", dt) < 0) return NULL;
-    return urun("round", tn_pw_round_decimals_loop(dt), &d, a[0].u.obj, dt, dt, out, inplace, true);
+    return urun_ex("round", tn_pw_round_decimals_loop(dt), &d, a[0].u.obj, dt, dt, out, inplace, true, true, true);
 }
 PyObject *tn_op_round_decimals(tn_value *a) { return round_dec(a, NULL, false); }
 PyObject *tn_op_round__decimals(tn_value *a) { return round_dec(a, NULL, true); }
@@ -426,7 +430,7 @@ static PyObject *float_act(const char *name, tn_loop (*lookup)(tn_dtype), const 
     if (out && th && !tn_can_cast(dt, tn_tensor_of(out)->dtype)) return tn_cast_error(dt, tn_tensor_of(out)->dtype);
     if ((!th && tn_out_dtype_found(out, dt) < 0) || tn_require_computable(name, dt) < 0) return NULL;
     /* threshold computes in self's dtype and casts into an out= of another dtype (docs/breadth_more2.md) */
-    return urun_ex(name, lookup(dt), ctx, a[0].u.obj, dt, dt, out, inplace, !th, !th);
+    return urun_ex(name, lookup(dt), ctx, a[0].u.obj, dt, dt, out, inplace, !th, !th, false);
 }
 /* The same where the kernel converts Scalar arguments ss[0..n) to its opmath type once it has
  * dispatched on self's dtype (elu's alpha / scale / input_scale, leaky_relu's slope). */
@@ -558,7 +562,6 @@ static PyObject *binary(const bspec *s, tn_value *a, tn_value *b, PyObject *out,
         return tn_binary(s->op, s->name, a, b, out, inplace, ctx);
     tn_loop loop = tn_binary_loop(s->op, ct);
     bool barebones = tn_dtype_barebones(ct); /* a few kernels; the rest refused below */
-    if (!barebones && tn_require_computable(s->name, ct) < 0) return NULL;
     if (s->op == TN_BINARY_NEXTAFTER && !loop) loop = tn_pw_nextafter16_loop(ct);
     if (s->op == TN_BINARY_XLOGY && tn_pw_xlogy16_loop(ct)) loop = tn_pw_xlogy16_loop(ct);
     tn_dtype rt = tn_binary_out_dtype(s->op, ct);
@@ -585,6 +588,9 @@ static PyObject *binary(const bspec *s, tn_value *a, tn_value *b, PyObject *out,
         }
         if (tn_out_prepare(out, nd, shape, rt, s->name) < 0) return NULL;
     }
+    /* a dtype we have no arithmetic for (complex32), refused by name after the iterator's checks
+     * (upstream's come first: "result type ComplexHalf can't be cast to ...", measured) */
+    if (!barebones && tn_require_computable(s->name, ct) < 0) return NULL;
     /* the bitwise ops' meta functions build the iterator only: a dtype without a CPU kernel (a
      * float bitwise_and) gets its meta result (the door runs meta calls on CPU stand-ins); not
      * the dunders' __lshift__ / __rshift__ (their meta wants an integral self) nor the dunders'
@@ -878,6 +884,10 @@ static PyObject *pow_ts(tn_value *a, PyObject *out, bool inplace, bool fpow) {
             PyErr_SetString(PyExc_RuntimeError, "Integers to negative integer powers are not allowed.");
             return NULL;
         }
+    }
+    if (!fpow) {   /* the meta function's unary iterator: its cast check before any kernel (measured) */
+        tn_dtype td = inplace ? dt : out ? tn_tensor_of(out)->dtype : ct;
+        if (!tn_can_cast(ct, td)) return tn_cast_error(ct, td);
     }
     if (tn_require_computable(fpow ? "float_power" : "pow", ct) < 0) return NULL;
     /* upstream: exponent 0 fills ones, exponent 1 copies (exact, also for complex and bool) */

@@ -440,7 +440,8 @@ static PyObject *random_from_to(PyObject *self, int64_t from, bool has_to, int64
     tn_tensor *t = tn_tensor_of(self);
     tn_dtype dt = t->dtype;
     bool wide_uint = dt == TN_DTYPE_U16 || dt == TN_DTYPE_U32 || dt == TN_DTYPE_U64; /* upstream's kernel covers them */
-    if (tn_dtype_is_complex(dt)) {   /* upstream's bounds checks refuse complex by name (measured) */
+    /* upstream's bounds checks refuse complex (and, given a `to`, the bits types) by name (measured) */
+    if (tn_dtype_is_complex(dt) || (has_to && tn_dtype_infos[dt].kind == TN_KIND_BITS)) {
         if (has_to && from >= to) {
             PyErr_Format(PyExc_RuntimeError, "random_ expects 'from' to be less than 'to', but got from=%lld >= to=%lld",
                          (long long)from, (long long)to);
@@ -453,8 +454,14 @@ static PyObject *random_from_to(PyObject *self, int64_t from, bool has_to, int64
         }
         return tn_kernel_missing("random_full_64_bits_range_kernel_cpu", dt);
     }
-    if (!tn_dtype_computable(dt) && !wide_uint)
+    if (!tn_dtype_computable(dt) && !wide_uint) {
+        if (has_to && from >= to && tn_dtype_infos[dt].kind == TN_KIND_FLOAT8) {   /* the bounds first (measured) */
+            PyErr_Format(PyExc_RuntimeError, "random_ expects 'from' to be less than 'to', but got from=%lld >= to=%lld",
+                         (long long)from, (long long)to);
+            return NULL;
+        }
         return tn_kernel_missing("random_from_to_kernel_cpu", dt);
+    }
     tn_rng_bounds b;
     int rc = tn_rng_random_bounds(dt, from, has_to, to, &b);
     switch (rc) {
@@ -658,6 +665,11 @@ static PyObject *bernoulli_scalar(PyObject *self, double p, tn_generator *g) {
 static PyObject *bernoulli_tensor(PyObject *self, PyObject *p, tn_generator *g) {
     if (tn_door_on_meta()) return Py_NewRef(self); /* no meta checks */
     tn_tensor *t = tn_tensor_of(self), *pt = tn_tensor_of(p);
+    if (tn_check_overlap(self, 0, NULL) < 0) return NULL;   /* self's internal overlap first (measured) */
+    /* upstream expands p to self's shape before dispatching on the dtypes (measured) */
+    PyObject *pe = tn_at_expand(p, TN_IN(t->sizes, t->ndim), false);
+    if (!pe) return NULL;
+    Py_DECREF(pe);
     if (!is_float(pt->dtype)) return tn_kernel_missing("bernoulli_tensor_cpu_p_", pt->dtype);
     if (tn_dtype_is_complex(t->dtype) || !tn_dtype_computable(t->dtype)) return tn_kernel_missing("bernoulli_tensor_cpu_self_", t->dtype);
     /* p's values must lie in [0, 1] */

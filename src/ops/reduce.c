@@ -109,6 +109,8 @@ static PyObject *sum_like(tn_reduce_op op, const char *kname, tn_value *self, co
     uint64_t mask;
     if (tn_dims_mask(t, dimv, empty_all, &mask) < 0) return NULL;
     tn_dtype od = sum_dtype(t, dt, out);
+    /* the structured out= check: a given dtype is out='s exactly, after the dims (measured) */
+    if (tn_out_dtype_exact(out, od) < 0) return NULL;
     return tn_out_deliver(run_reduce(op, kname, self->u.obj, mask, keepdim, od), out, kname);
 }
 
@@ -141,6 +143,7 @@ static PyObject *mean_impl(tn_value *self, const tn_value *dimv, bool keepdim, c
     }
     uint64_t mask;
     if (tn_dims_mask(t, dimv, true, &mask) < 0) return NULL;
+    if (dt && dt->tag == TN_V_DTYPE && tn_out_dtype_exact(out, od) < 0) return NULL;   /* a given dtype: out='s exactly */
     if (out && !(dt && dt->tag == TN_V_DTYPE)) {   /* out='s cast after the dims (measured) */
         tn_dtype o = tn_tensor_of(out)->dtype;
         if (!tn_can_cast(od, o)) {
@@ -232,11 +235,12 @@ PyObject *tn_op_max_unary_out(tn_value *a) { return minmax_all(true, a, a[1].u.o
 PyObject *tn_op_min(tn_value *a) { return minmax_all(false, a, NULL); }
 PyObject *tn_op_min_unary_out(tn_value *a) { return minmax_all(false, a, a[1].u.obj); }
 
-/* values (may be skipped) and indices along one dim (dimv NONE: over everything). */
+/* values (may be skipped) and indices along one dim (dimv NONE: over everything). vout / iout:
+ * the out= tensors (or NULL), whose exact dtypes the structured kernel checks after the dim and
+ * before its dtype dispatch (measured) */
 static int arg_reduce(bool is_max, const char *name, tn_value *self, const tn_value *dimv, bool keepdim,
-                      PyObject **values, PyObject **indices) {
+                      PyObject **values, PyObject **indices, PyObject *vout, PyObject *iout) {
     tn_tensor *t = TN_T(*self);
-    if (tn_require_computable(name, t->dtype) < 0) return -1;
     int dim = -1;
     int64_t sz[TN_MAX_DIMS];
     int k;
@@ -256,6 +260,8 @@ static int arg_reduce(bool is_max, const char *name, tn_value *self, const tn_va
         k = reduced_shape(t, t->ndim ? 1ull << dim : 0, keepdim, sz);
         if (t->ndim == 0) dim = -1;
     }
+    if (tn_out_dtype_exact(vout, t->dtype) < 0 || tn_out_dtype_exact(iout, TN_DTYPE_I64) < 0) return -1;
+    if (tn_require_computable(name, t->dtype) < 0) return -1;
     *indices = tn_tensor_new_empty(k, sz, TN_DTYPE_I64, t->storage->device);
     if (!*indices) return -1;
     if (values) {
@@ -276,13 +282,8 @@ static PyObject *minmax_dim(bool is_max, tn_value *a, PyObject *vout, PyObject *
         return NULL;
     }
     PyObject *v = NULL, *i = NULL;
-    if (arg_reduce(is_max, name, &a[0], &a[1], arg_bool(&a[2]), &v, &i) < 0) return NULL;
+    if (arg_reduce(is_max, name, &a[0], &a[1], arg_bool(&a[2]), &v, &i, vout, iout) < 0) return NULL;
     if (vout) {
-        if (tn_out_dtype_exact(vout, t->dtype) < 0 || tn_out_dtype_exact(iout, TN_DTYPE_I64) < 0) {
-            Py_DECREF(v);
-            Py_DECREF(i);
-            return NULL;
-        }
         v = tn_out_deliver(v, vout, name);
         if (!v) { Py_DECREF(i); return NULL; } /* no second out= check with an error pending */
         i = tn_out_deliver(i, iout, name);
@@ -305,7 +306,7 @@ static PyObject *argmax_impl(bool is_max, tn_value *a, PyObject *out) {
         return NULL;
     }
     PyObject *i = NULL;
-    if (arg_reduce(is_max, name, &a[0], &a[1], arg_bool(&a[2]), NULL, &i) < 0) return NULL;
+    if (arg_reduce(is_max, name, &a[0], &a[1], arg_bool(&a[2]), NULL, &i, NULL, out) < 0) return NULL;
     return tn_out_deliver_exact(i, out, name);
 }
 
@@ -377,6 +378,13 @@ static PyObject *scan(tn_scan_op op, const char *name, tn_value *a, PyObject *ou
                 : inplace ? t->dtype
                 : out ? tn_tensor_of(out)->dtype
                 : tn_dtype_is_integral(t->dtype, true) ? TN_DTYPE_I64 : t->dtype;
+    /* a given dtype against out= / self (in-place), before the kernel's dtypes (measured) */
+    if (a[2].tag == TN_V_DTYPE && tn_out_dtype_exact(out, od) < 0) return NULL;
+    if (inplace && od != t->dtype) {
+        PyErr_Format(PyExc_RuntimeError, "Bad in-place call: input tensor dtype %s and output tensor dtype %s should match",
+                     tn_dtype_cxx_name(t->dtype), tn_dtype_cxx_name(od));
+        return NULL;
+    }
     PyObject *src = NULL; /* uint16/32/64: no scan kernel upstream; into another dtype it reads the input cast */
     if (tn_dtype_barebones(t->dtype)) {
         if (od == t->dtype || !tn_dtype_computable(od))
@@ -474,9 +482,8 @@ static PyObject *var_std(bool take_sqrt, bool with_mean, tn_value *self, const t
         PyErr_SetString(PyExc_RuntimeError, "std and var only support floating point and complex dtypes");
         return NULL;
     }
-    if (tn_require_computable(name, t->dtype) < 0) return NULL;
     uint64_t mask;
-    if (tn_dims_mask(t, dimv, true, &mask) < 0) return NULL;
+    if (tn_dims_mask(t, dimv, true, &mask) < 0) return NULL;   /* the dims wrap first (IndexError) */
     bool cplx = tn_dtype_is_complex(t->dtype);
     tn_dtype rt = real_of(t->dtype);
     int64_t sz[TN_MAX_DIMS];
@@ -493,6 +500,18 @@ static PyObject *var_std(bool take_sqrt, bool with_mean, tn_value *self, const t
             return NULL;
         }
     }
+    if (tn_dtype_infos[t->dtype].kind == TN_KIND_FLOAT8 && tn_numel(t) > 0) {
+        /* upstream's CPU kernels: one output element goes to its all-elements path, which names the
+         * dtype (RuntimeError); more to the reduction stub (docs/breadth_more2.md, group ne 3) */
+        int64_t nout = 1;
+        for (int i = 0; i < k; i++) nout *= sz[i];
+        if (!with_mean && nout == 1) {
+            PyErr_Format(PyExc_RuntimeError, "std_var_all: Unsupported dtype %s", tn_dtype_cpp_name(t->dtype));
+            return NULL;
+        }
+        return tn_kernel_missing("std_cpu", t->dtype);
+    }
+    if (tn_require_computable(name, t->dtype) < 0) return NULL;
     PyObject *res = tn_tensor_new_empty(k, sz, rt, t->storage->device);
     PyObject *mres = with_mean ? tn_tensor_new_empty(k, sz, t->dtype, t->storage->device) : NULL;
     if (!res || (with_mean && !mres)) goto fail;

@@ -58,8 +58,9 @@ static int cummaxmin(PyObject *self, int64_t dim_arg, bool is_max, PyObject **va
 
 static PyObject *cummaxmin_op(tn_value *a, bool is_max, PyObject *vout, PyObject *iout) {
     const char *name = is_max ? "cummax" : "cummin";
-    if (tn_dtype_barebones(TN_T(a[0])->dtype)) return tn_kernel_missing(is_max ? "cummax_cpu" : "cummin_cpu", TN_T(a[0])->dtype);
+    /* out='s dtypes before the kernel's (measured, uint16 / float8 too) */
     if (vout && (out_dtype_is(vout, TN_T(a[0])->dtype) < 0 || out_dtype_is(iout, TN_DTYPE_I64) < 0)) return NULL;
+    if (tn_dtype_barebones(TN_T(a[0])->dtype)) return tn_kernel_missing(is_max ? "cummax_cpu" : "cummin_cpu", TN_T(a[0])->dtype);
     const tn_tensor *t = TN_T(a[0]);
     PyObject *v, *i;
     if (t->ndim == 0 || tn_numel(t) == 0) {

@@ -181,8 +181,19 @@ static PyObject *sort_outs(const char *name, PyObject *self, PyObject *v, PyObje
     return tn_return_pair(cls, Py_NewRef(vout), Py_NewRef(iout));
 }
 
+/* sort's out= forms: (complex refused first by sort_core), the dim, then out='s exact dtypes, then
+ * the kernel's dtypes (measured: float8 into a float out=) */
+static int sort_out_checks(PyObject *self, int64_t dim, PyObject *vout, PyObject *iout) {
+    const tn_tensor *t = tn_tensor_of(self);
+    int d;
+    if (tn_dtype_is_complex(t->dtype)) return 0;
+    if (tn_wrap_dim_i(dim, t->ndim, &d) < 0) return -1;
+    return tn_out_dtype_exact(vout, t->dtype) < 0 || tn_out_dtype_exact(iout, TN_DTYPE_I64) < 0 ? -1 : 0;
+}
+
 static PyObject *sort_impl(PyObject *self, int64_t dim, bool desc, PyObject *vout, PyObject *iout) {
     PyObject *v, *i;
+    if (vout && sort_out_checks(self, dim, vout, iout) < 0) return NULL;
     if (sort_core(self, dim, desc, -1, false, &v, &i) < 0) return NULL;
     if (vout) return sort_outs("sort", self, v, i, vout, iout);
     return tn_return_pair("sort", v, i);
@@ -201,6 +212,7 @@ PyObject *tn_op_sort_values_stable(tn_value *a) {
 
 static PyObject *argsort_impl(PyObject *self, int64_t dim, bool desc, PyObject *out) {
     PyObject *v, *i;
+    if (out && sort_out_checks(self, dim, NULL, out) < 0) return NULL;
     if (sort_core(self, dim, desc, -1, false, &v, &i) < 0) return NULL;
     Py_DECREF(v);
     if (!out) return i;
@@ -221,6 +233,7 @@ PyObject *tn_op_argsort_stable_out(tn_value *a) { return argsort_impl(a[0].u.obj
 
 static PyObject *msort_impl(PyObject *self, PyObject *out) {
     PyObject *v, *i;
+    if (out && sort_out_checks(self, 0, out, NULL) < 0) return NULL;
     if (sort_core(self, 0, false, -1, false, &v, &i) < 0) return NULL;
     Py_DECREF(i);
     if (!out) return v;
@@ -244,7 +257,6 @@ static PyObject *topk_impl(tn_value *a, PyObject *vout, PyObject *iout) {
     int dim;
     if (tn_wrap_dim_i(a[2].u.i, t->ndim, &dim) < 0) return NULL;
     int64_t n = t->ndim ? t->sizes[dim] : 1, k = a[1].u.i;
-    if (tn_dtype_barebones(t->dtype) && k >= 0 && k <= n) return tn_kernel_missing("topk_cpu", t->dtype);
     if (k < 0 || k > n) {
         PyErr_SetString(PyExc_RuntimeError, "selected index k out of range");
         return NULL;
@@ -253,6 +265,9 @@ static PyObject *topk_impl(tn_value *a, PyObject *vout, PyObject *iout) {
         PyErr_SetString(PyExc_RuntimeError, "topk does not support bool dtypes on CPU");
         return NULL;
     }
+    /* then out='s exact dtypes, then the kernel's (measured: float8 / uint16) */
+    if (tn_out_dtype_exact(vout, t->dtype) < 0 || tn_out_dtype_exact(iout, TN_DTYPE_I64) < 0) return NULL;
+    if (tn_dtype_barebones(t->dtype)) return tn_kernel_missing("topk_cpu", t->dtype);
     PyObject *v, *i;
     if (sort_core(a[0].u.obj, a[2].u.i, sort_bool(&a[3]), k, sort_bool(&a[4]), &v, &i) < 0) return NULL;
     if (vout) return sort_outs("topk", a[0].u.obj, v, i, vout, iout);
@@ -357,14 +372,22 @@ static int select_core(PyObject *self, int64_t dim_arg, bool keepdim, tn_select_
 
 static PyObject *select_op(tn_value *self, int64_t dim, bool keepdim, tn_select_how how, int64_t kth, const char *name,
                            const char *kname, PyObject *vout, PyObject *iout) {
-    /* kthvalue / median / nanmedian wrap dim before the out= and dtype checks (measured; a
-     * complex nanmedian wraps against other dims upstream, left to the old order) */
+    /* kthvalue / median / nanmedian wrap dim before the out= and dtype checks, mode after out=; kthvalue
+     * then checks the dim's size and k (measured, docs/breadth_more2.md) */
     const tn_tensor *st = TN_T(*self);
     int wd;
-    if (how != TN_SELECT_MODE && !(how == TN_SELECT_NANMEDIAN && tn_dtype_is_complex(st->dtype)) &&
-        tn_wrap_dim_i(dim, st->ndim, &wd) < 0)
+    if (how == TN_SELECT_MODE && vout && select_check_outs(name, st, vout, iout) < 0) return NULL;   /* mode: out= first */
+    if (tn_wrap_dim_i(dim, st->ndim, &wd) < 0) return NULL;
+    int64_t slice = st->ndim ? st->sizes[wd] : 1;
+    if (how == TN_SELECT_KTH && slice == 0) {
+        PyErr_Format(PyExc_IndexError, "%s(): Expected reduction dim %d to have non-zero size.", name, wd);
         return NULL;
-    if (vout && select_check_outs(name, st, vout, iout) < 0) return NULL;
+    }
+    if (how == TN_SELECT_KTH && (kth < 1 || kth > slice)) {
+        PyErr_Format(PyExc_RuntimeError, "kthvalue(): selected number k out of range for dimension %d", wd);
+        return NULL;
+    }
+    if (how != TN_SELECT_MODE && vout && select_check_outs(name, st, vout, iout) < 0) return NULL;
     PyObject *v, *i;
     if (select_core(self->u.obj, dim, keepdim, how, kth, name, kname, &v, &i) < 0) return NULL;
     if (vout) return sort_outs(name, NULL, v, i, vout, iout);

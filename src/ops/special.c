@@ -158,6 +158,9 @@ enum { SB_FLOAT = 1 };
 static PyObject *sp_binary(tn_special_binary_op op, const char *name, tn_value *a, tn_value *b, PyObject *out,
                            bool inplace, unsigned fl) {
     tn_value pair[2] = {*a, *b};
+    /* upstream's TensorIterator checks the written tensor's overlap first (measured) */
+    PyObject *target = inplace ? a->u.obj : out, *operands[2] = {a->u.obj, b->u.obj};
+    if (target && tn_check_overlap(target, 2, operands) < 0) return NULL;
     tn_dtype ct = tn_result_type(2, pair);
     if (ct == TN_DTYPE_UNDEFINED) return NULL;
     if ((fl & SB_FLOAT) && is_int(ct)) ct = tn_py.default_dtype;
@@ -423,6 +426,11 @@ static PyObject *nansum_run(tn_value *a, bool with_out) {
     if (tn_dtype_is_complex(dt)) {
         PyErr_SetString(PyExc_RuntimeError, tn_door_on_meta() ? "nansum does not support complex inputs"
                                                                : "nansum on CPU does not support complex inputs");
+        return NULL;
+    }
+    if (with_out && a[3].tag == TN_V_DTYPE && a[3].u.dtype != tn_tensor_of(a[4].u.obj)->dtype) {   /* measured */
+        PyErr_Format(PyExc_RuntimeError, "nansum: provided dtype must match dtype of result. Got %s and %s.",
+                     tn_dtype_cpp_name(tn_tensor_of(a[4].u.obj)->dtype), tn_dtype_cpp_name(a[3].u.dtype));
         return NULL;
     }
     PyObject *clean;

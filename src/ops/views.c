@@ -756,6 +756,15 @@ PyObject *tn_op_ravel(tn_value *a) {
     return r;
 }
 
+static PyObject *unflatten_bad_product(int n, const int64_t *sz, int64_t d, int64_t size) {
+    char b[256];
+    tn_shape_str(b, sizeof b, n, sz);
+    PyErr_Format(PyExc_RuntimeError,
+                 "unflatten: Provided sizes %s don't multiply up to the size of dim %lld (%lld) in the input tensor",
+                 b, (long long)d, (long long)size);
+    return NULL;
+}
+
 PyObject *tn_op_unflatten_int(tn_value *a) {
     PyObject *self = a[0].u.obj;
     tn_tensor *t = tn_tensor_of(self);
@@ -766,18 +775,24 @@ PyObject *tn_op_unflatten_int(tn_value *a) {
     if (n == 0) { PyErr_SetString(PyExc_RuntimeError, "unflatten: sizes must be non-empty"); return NULL; }
     if (t->ndim == 0) { PyErr_SetString(PyExc_RuntimeError, "unflatten: Dimension size must be non-empty"); return NULL; }
     int64_t inferred[TN_MAX_DIMS];
-    if (t->ndim - 1 + n > TN_MAX_DIMS) return tn_not_implemented("tensors of more than 32 dimensions");
+    if (t->ndim - 1 + n > TN_MAX_DIMS) {
+        /* upstream's product check first (measured): sizes without -1 that don't multiply up */
+        bool infer = false, ovf = false;
+        int64_t prod = 1;
+        for (int i = 0; i < n; i++) {
+            if (sz[i] == -1) infer = true;
+            else ovf |= __builtin_mul_overflow(prod, sz[i], &prod);
+        }
+        if (!infer && (ovf || prod != t->sizes[d])) return unflatten_bad_product(n, sz, d, t->sizes[d]);
+        return tn_not_implemented("tensors of more than 32 dimensions");
+    }
     if (tn_infer_size(n, sz, t->sizes[d], inferred) < 0) {
         PyObject *ty, *val, *tb;
         PyErr_Fetch(&ty, &val, &tb);
         bool bad_product = true;
         for (int i = 0; i < n; i++) if (sz[i] == -1) bad_product = false;
         if (bad_product || !val) {
-            char b[256];
-            tn_shape_str(b, sizeof b, n, sz);
-            PyErr_Format(PyExc_RuntimeError,
-                         "unflatten: Provided sizes %s don't multiply up to the size of dim %lld (%lld) in the input tensor",
-                         b, (long long)d, (long long)t->sizes[d]);
+            unflatten_bad_product(n, sz, d, t->sizes[d]);
         } else {
             PyErr_Format(PyExc_RuntimeError, "unflatten got an unexpected error:\n%S", val);
         }
