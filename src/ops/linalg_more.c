@@ -428,6 +428,10 @@ static PyObject *dtype_arg(const tn_value *dtv) { return dtv->tag == TN_V_DTYPE 
 /* linalg_matrix_norm(A, Scalar ord, dim, keepdim, *, dtype) */
 PyObject *tn_linalg_more_d_matrix_norm(tn_value *a) {
     PyObject *A = a[0].u.obj;
+    if (a[1].tag == TN_V_COMPLEX) {   /* before anything (measured on 2.13, even a complex 3+0j) */
+        PyErr_SetString(PyExc_RuntimeError, "linalg.matrix_norm: Expected a non-complex scalar as the order of norm.");
+        return NULL;
+    }
     PyObject *ordo = PV(a, 1);
     if (!ordo) return NULL;
     double ord = PyFloat_AsDouble(ordo);
