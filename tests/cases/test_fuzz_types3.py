@@ -14,6 +14,8 @@ corpus itself compares every call's exception type (tests/test_no_crash.py).
 - torch._softmax_backward_data names its out= parameter grad_input (upstream's binding).
 - index_select: IndexError "index out of range in self", but upstream's own words (RuntimeError
   "INDICES element is out of DATA bounds") for an empty self of 2+ dims and its dim-1 path.
+- min / max.dim wrap dim before refusing complex; linalg.cross's kernel refuses self's dtype
+  ("cross"), then reads other as that type ("expected scalar type Float but found Long").
 - reflection / replication_pad1d_backward, grid_sampler, nll_loss_forward read a size first
   (IndexError); nll_loss_forward checks the target's dtype before its sizes.
 """
@@ -86,4 +88,11 @@ cases("fuzz_types3", {
                         "lambda: NF(torch.ones(7, dtype=torch.int32), torch.zeros(7, dtype=torch.long), None, 1, -100), "
                         "lambda: NF(torch.ones(2, 3, 4), torch.tensor(1.5), None, 1, -100), lambda: NF(x, torch.zeros(2, 2), None, 1, -100), "
                         "lambda: NB(torch.tensor(1.), x, torch.tensor(1), None, 1, -100, torch.tensor(1.))]]",
+    "minmax_dim_wrap_first": "c = x.to(torch.complex64); [err(lambda: f(c, d)) for f in [torch.min, torch.max] for d in [-3, 2, -33, 0]], "
+                             "[err(lambda: f(c, 5, out=(torch.empty(0), torch.empty(0, dtype=torch.long)))) for f in [torch.min, torch.max]], "
+                             "err(lambda: torch.max(torch.tensor(1.), 1))",
+    "cross_kernel_dtypes": "a = torch.arange(6.).reshape(2, 3); [err(lambda: torch.linalg.cross(p, q)) for p, q in [(a, a.long()), (a.long(), a), (a.bool(), a), "
+                           "(a, a.bool()), (a.to(torch.complex32), a), (a.to(torch.float8_e4m3fn), a), (a.bool(), a.bool()), (a.half(), a), "
+                           "(a.to(torch.uint16), a), (a.to(torch.uint16), a.to(torch.uint16)), (a, torch.ones(2, 2))]], "
+                           "torch.linalg.cross(a.half(), a.half() + 1), torch.linalg.cross(a.long(), a.long() * 2)",
 }, setup=SETUP)
