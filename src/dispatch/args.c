@@ -613,7 +613,11 @@ int tn_args_parse(const tn_schema *s, PyObject *self, PyObject *args, PyObject *
             /* torch.ops.aten.X.out(..., out=t, indices=i): a multi-output overload whose first out
              * parameter is named `out` takes it by name, as upstream's torch.ops binding does */
             bool by_name = (flags & TN_PARSE_ATEN) && nout > 1 && tn_py_is_tensor(val);
-            if (!strcmp(name, "out") && nout && !by_name) {
+            /* upstream's Python bindings name a lone out parameter by its schema name
+             * (torch._softmax_backward_data(..., grad_input=t), the one such binding in 2.13;
+             * `out=` is an unexpected keyword there) */
+            const char *out_kw = nout == 1 && !(flags & TN_PARSE_ATEN) ? s->args[first_out].name : "out";
+            if (!strcmp(name, out_kw) && nout && !by_name) {
                 a->out = val;
                 if (val == Py_None) continue;
                 if (nout == 1) { given[first_out] = val; continue; }

@@ -611,7 +611,9 @@ PyObject *tn_op_native_layer_norm_backward_out(tn_value *a) {
 /* ---------------------------------------------------------------- nll_loss */
 
 /* Checks shared by nll_loss_forward and nll_loss_backward (upstream's meta functions). */
-static int nll_check(const tn_tensor *x, const tn_tensor *t) {
+/* fwd: the forward's order (measured on 2.13): the target's dtype after its dims, before the
+ * sizes (target.size(0) read) and the 1-D target's size (not on meta, its Python meta's) */
+static int nll_check(const tn_tensor *x, const tn_tensor *t, bool fwd) {
     char s1[256], s2[256];
     if (x->ndim < 1 || x->ndim > 2) {
         PyErr_SetString(PyExc_RuntimeError, "input tensor should be 1D or 2D");
@@ -621,12 +623,17 @@ static int nll_check(const tn_tensor *x, const tn_tensor *t) {
         PyErr_SetString(PyExc_RuntimeError, "0D or 1D target tensor expected, multi-target not supported");
         return -1;
     }
+    if (fwd && !tn_door_on_meta() && t->dtype != TN_DTYPE_I64 && t->dtype != TN_DTYPE_U8) {
+        PyErr_Format(PyExc_RuntimeError, "expected target dtype to be Long or Byte, but got %s", tn_dtype_cpp_name(t->dtype));
+        return -1;
+    }
     if (x->ndim == 1 && t->ndim == 1 && t->sizes[0] != 1) {
         PyErr_Format(PyExc_ValueError, "For 1D input, 1D target must have size 1, but got target size: %lld",
                      (long long)t->sizes[0]);
         return -1;
     }
-    if (x->ndim == 2 && (t->ndim == 0 || x->sizes[0] != t->sizes[0])) {
+    if (x->ndim == 2 && t->ndim == 0) return tn_size_read(t, 0);   /* target.size(0) read: IndexError */
+    if (x->ndim == 2 && x->sizes[0] != t->sizes[0]) {
         tn_shape_str(s1, sizeof s1, x->ndim, x->sizes);
         tn_shape_str(s2, sizeof s2, t->ndim, t->sizes);
         PyErr_Format(PyExc_RuntimeError, "size mismatch (got input: %s, target: %s)", s1, s2);
@@ -682,7 +689,7 @@ static int reduction_of(int64_t r) { return r == 0 ? 0 : r == 1 ? 1 : 2; }
 static PyObject *nll_fwd(tn_value *a, PyObject *outo, PyObject *two) {
     PyObject *xo = a[0].u.obj;
     tn_tensor *x = tn_tensor_of(xo), *t = TN_T(a[1]);
-    if (nll_check(x, t) < 0) return NULL;
+    if (nll_check(x, t, true) < 0) return NULL;
     PyObject *wo = nll_weight(x, &a[2], true);
     if (!wo) return NULL;
     int red = reduction_of(a[3].u.i);
@@ -725,7 +732,7 @@ static PyObject *nll_bwd(tn_value *a, PyObject *outo) {
     PyObject *xo = a[1].u.obj;
     tn_tensor *g = TN_T(a[0]), *x = tn_tensor_of(xo), *t = TN_T(a[2]), *tw = TN_T(a[6]);
     char s[256];
-    if (nll_check(x, t) < 0) return NULL;
+    if (nll_check(x, t, false) < 0) return NULL;
     if (tn_numel(tw) != 1) {
         tn_shape_str(s, sizeof s, tw->ndim, tw->sizes);
         PyErr_Format(PyExc_RuntimeError, "expected total_weight to be a single element tensor, got: %s (%lld elements)",

@@ -278,6 +278,12 @@ static PyObject *pad_backward(tn_value *a, int k, bool reflect) {
                      xt->ndim - 1, k);
         return NULL;
     }
+    /* the 1d forms read grad_output.size(dimw) (dimw: 2 for a 3-d self, else 1) for the width
+     * check before anything else of grad's: IndexError for a grad of fewer dims (measured) */
+    if (k == 1 && !tn_door_on_meta() && gt->ndim <= (xt->ndim == 3 ? 2 : 1)) {
+        tn_size_read(gt, xt->ndim == 3 ? 2 : 1);
+        return NULL;
+    }
     if (xt->ndim > k + 2 || gt->ndim != xt->ndim) {
         PyErr_Format(PyExc_RuntimeError, "%s: expected grad_output of %d dims like self, got %d", kname, xt->ndim, gt->ndim);
         return NULL;

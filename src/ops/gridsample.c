@@ -21,7 +21,9 @@ static int gs_check(const tn_tensor *in, const tn_tensor *g, int k, int64_t mode
     char s1[256], s2[256];
     tn_shape_str(s1, sizeof s1, in->ndim, in->sizes);
     tn_shape_str(s2, sizeof s2, g->ndim, g->sizes);
-    int64_t in0 = in->ndim ? in->sizes[0] : 1, g0 = g->ndim ? g->sizes[0] : 1, glast = g->ndim ? g->sizes[g->ndim - 1] : 1;
+    /* input.size(0), grid.size(0), grid.size(-1) are read first: IndexError for a 0-d one */
+    if (!in->ndim || !g->ndim) return tn_size_read(in->ndim ? g : in, 0);
+    int64_t in0 = in->sizes[0], g0 = g->sizes[0], glast = g->sizes[g->ndim - 1];
     if (in0 != g0) {
         PyErr_Format(PyExc_RuntimeError, "grid_sampler(): expected grid and input to have same batch size, but got input with sizes %s "
                      "and grid with sizes %s", s1, s2);

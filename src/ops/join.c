@@ -145,6 +145,13 @@ static PyObject *stack_impl(PyObject *list, int64_t dim, PyObject *out) {
     for (int k = 0, j = 0; k < nd; k++) shape[k] = k == d ? n : t0->sizes[j++];
     PyObject *res;
     if (out) {
+        /* upstream's stack.out falls back to cat.out for an out= of another dtype: cat's TypeError
+         * (its Python meta words its own RuntimeError, kept on meta) */
+        if (!tn_door_on_meta() && !tn_can_cast(dt, tn_tensor_of(out)->dtype)) {
+            PyErr_Format(PyExc_TypeError, "torch.cat(): input types can't be cast to the desired output type %s",
+                         tn_dtype_cpp_name(tn_tensor_of(out)->dtype));
+            return NULL;
+        }
         if (tn_out_prepare(out, nd, shape, dt, "stack") < 0) return NULL;
         res = Py_NewRef(out);
     } else {

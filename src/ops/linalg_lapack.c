@@ -73,6 +73,37 @@ static int check_matrix(const char *api, const char *name, const tn_tensor *t, b
 static int check_input(const char *api, const tn_tensor *t, bool square, const char *op) {
     return check_matrix(api, "A", t, square) < 0 || check_dtype(api, t->dtype, op) < 0 ? -1 : 0;
 }
+/* Upstream's CPU kernels of some ops are dispatched over float / double / complex with no (or only
+ * the integral) dtype check before: another dtype is the dispatcher's refusal naming the kernel,
+ * measured on 2.13 (docs/breadth_more2.md "group types"): lu / lu_factor_ex ("lu_cpu") and _linalg_svd
+ * ("linalg_svd_cpu") of a non-empty input (an empty one returns before the kernel), geqrf and
+ * linalg_qr ("geqrf_cpu") of any. linalg_qr and _linalg_svd first refuse a non-floating,
+ * non-complex dtype (checkFloatingOrComplex, low precision allowed). Not on meta (upstream's Python
+ * meta functions check otherwise; ours keep check_dtype there). */
+static bool lapack_dtype(tn_dtype dt) {
+    return dt == TN_DTYPE_F32 || dt == TN_DTYPE_F64 || dt == TN_DTYPE_C64 || dt == TN_DTYPE_C128;
+}
+static int check_kernel_dtype(const char *api, const tn_tensor *t, const char *kname, bool any_numel, bool floating_check) {
+    if (tn_door_on_meta() || lapack_dtype(t->dtype) || (!any_numel && !tn_numel(t))) return 0;
+    if (floating_check && !tn_dtype_is_floating(t->dtype) && !tn_dtype_is_complex(t->dtype)) {
+        PyErr_Format(PyExc_RuntimeError, "%s: Expected a floating point or complex tensor as input. Got %s", api,
+                     tn_dtype_cpp_name(t->dtype));
+        return -1;
+    }
+    tn_kernel_missing(kname, t->dtype);
+    return -1;
+}
+/* lu / lu_factor_ex: the rank first, in their meta function's words */
+static int check_lu_input(const char *api, const char *rank_api, const tn_tensor *t, const char *op) {
+    if (t->ndim < 2) {
+        char s[256];
+        tn_shape_str(s, sizeof s, t->ndim, t->sizes);
+        PyErr_Format(PyExc_RuntimeError, "%s: Expected tensor with 2 or more dimensions. Got size: %s instead", rank_api, s);
+        return -1;
+    }
+    if (check_kernel_dtype(api, t, "lu_cpu", false, false) < 0) return -1;
+    return check_dtype(api, t->dtype, op);
+}
 static int64_t prod(int n, const int64_t *s) {
     int64_t p = 1;
     for (int i = 0; i < n; i++) p *= s[i];
@@ -534,7 +565,7 @@ PyObject *tn_op_linalg_lu_factor_ex(tn_value *a) {
     const char *api = "torch.linalg.lu_factor_ex";
     PyObject *Ao = a[0].u.obj;
     tn_tensor *t = tn_tensor_of(Ao);
-    if (check_input(api, t, false, "linalg_lu_factor_ex") < 0) return NULL;
+    if (check_lu_input(api, "torch.lu_factor", t, "linalg_lu_factor_ex") < 0) return NULL;
     if (!a[1].u.i) {
         PyErr_SetString(PyExc_RuntimeError, "linalg.lu_factor: LU without pivoting is not implemented on the CPU");
         return NULL;
@@ -568,7 +599,7 @@ PyObject *tn_op_linalg_lu(tn_value *a) {
     const char *api = "linalg.lu";
     PyObject *Ao = a[0].u.obj;
     tn_tensor *t = tn_tensor_of(Ao);
-    if (check_input(api, t, false, "linalg_lu") < 0) return NULL;
+    if (check_lu_input(api, api, t, "linalg_lu") < 0) return NULL;
     if (!a[1].u.i) {
         PyErr_SetString(PyExc_RuntimeError, "linalg.lu: LU without pivoting is not implemented on the CPU");
         return NULL;
@@ -923,7 +954,9 @@ PyObject *tn_op_linalg_qr(tn_value *a) {
         PyErr_Format(PyExc_RuntimeError, "qr received unrecognized mode '%s' but expected one of 'reduced' (default), 'r', or 'complete'", mode);
         return NULL;
     }
-    if (check_input(api, t, false, "linalg_qr") < 0) return NULL;
+    if (check_matrix(api, "A", t, false) < 0 || check_kernel_dtype(api, t, "geqrf_cpu", true, true) < 0 ||
+        check_dtype(api, t->dtype, "linalg_qr") < 0)
+        return NULL;
     int nb = t->ndim - 2;
     int64_t m = t->sizes[t->ndim - 2], n = t->sizes[t->ndim - 1], k = m < n ? m : n, batch = prod(nb, t->sizes);
     if (lint(m, api) < 0 || lint(n, api) < 0) return NULL;
@@ -1008,7 +1041,9 @@ PyObject *tn_op__linalg_svd(tn_value *a) {
     PyObject *Ao = a[0].u.obj;
     tn_tensor *t = tn_tensor_of(Ao);
     bool full = a[1].u.i != 0, uv = a[2].u.i != 0;
-    if (check_input(api, t, false, "_linalg_svd") < 0) return NULL;
+    if (check_matrix(api, "A", t, false) < 0 || check_kernel_dtype(api, t, "linalg_svd_cpu", false, true) < 0 ||
+        check_dtype(api, t->dtype, "_linalg_svd") < 0)
+        return NULL;
     if (!tn_is_none(&a[3])) {
         PyErr_SetString(PyExc_RuntimeError, "torch.linalg.svd: keyword argument `driver=` is only supported on CUDA inputs with cuSOLVER backend.");
         return NULL;
@@ -1986,11 +2021,12 @@ PyObject *tn_op_geqrf(tn_value *a) {
     const char *api = "torch.geqrf";
     PyObject *Ao = a[0].u.obj;
     tn_tensor *t = tn_tensor_of(Ao);
+    if (tn_door_on_meta()) return tn_meta_no_kernel("geqrf");   /* upstream has no Meta kernel */
     if (t->ndim < 2) {
         PyErr_Format(PyExc_RuntimeError, "%s: input must have at least 2 dimensions.", api);
         return NULL;
     }
-    if (check_dtype(api, t->dtype, "linalg_qr") < 0) return NULL;
+    if (check_kernel_dtype(api, t, "geqrf_cpu", true, false) < 0 || check_dtype(api, t->dtype, "linalg_qr") < 0) return NULL;
     int nb = t->ndim - 2;
     int64_t m = t->sizes[nb], n = t->sizes[nb + 1], k = m < n ? m : n, batch = prod(nb, t->sizes);
     if (lint(m, api) < 0 || lint(n, api) < 0) return NULL;

@@ -93,12 +93,15 @@ PyObject *tn_op_linalg_cross(tn_value *a) {
     int d, on;
     int64_t os[TN_MAX_DIMS];
     if (cross_meta(x, y, a[2].u.i, &d, &on, os) < 0) return NULL;   /* upstream's meta checks come first (measured) */
-    if (x->dtype != y->dtype) {   /* upstream's structured kernel promotes; OpInfo passes one dtype */
-        PyErr_Format(PyExc_RuntimeError, "linalg.cross: expected both inputs of the same dtype, got %s and %s",
-                     tn_dtype_cpp_name(x->dtype), tn_dtype_cpp_name(y->dtype));
+    /* upstream's kernel is dispatched over self's dtype (no bool, complex32, float8, uint16/32/64),
+     * then reads other as that type (measured on 2.13) */
+    if (x->dtype == TN_DTYPE_BOOL || x->dtype == TN_DTYPE_C32 || !tn_dtype_computable(x->dtype))
+        return tn_kernel_missing("cross", x->dtype);
+    if (x->dtype != y->dtype) {
+        PyErr_Format(PyExc_RuntimeError, "expected scalar type %s but found %s", tn_dtype_cpp_name(x->dtype),
+                     tn_dtype_cpp_name(y->dtype));
         return NULL;
     }
-    if (x->dtype == TN_DTYPE_BOOL) return tn_kernel_missing("cross", x->dtype);
     return cross_impl(a[0].u.obj, a[1].u.obj, a[2].u.i);
 }
 /* out=: upstream's meta checks (dims, length 3, broadcast) and set_output (out's exact dtype),
@@ -428,6 +431,10 @@ static PyObject *dtype_arg(const tn_value *dtv) { return dtv->tag == TN_V_DTYPE 
 /* linalg_matrix_norm(A, Scalar ord, dim, keepdim, *, dtype) */
 PyObject *tn_linalg_more_d_matrix_norm(tn_value *a) {
     PyObject *A = a[0].u.obj;
+    if (a[1].tag == TN_V_COMPLEX) {   /* before anything (measured on 2.13, even a complex 3+0j) */
+        PyErr_SetString(PyExc_RuntimeError, "linalg.matrix_norm: Expected a non-complex scalar as the order of norm.");
+        return NULL;
+    }
     PyObject *ordo = PV(a, 1);
     if (!ordo) return NULL;
     double ord = PyFloat_AsDouble(ordo);

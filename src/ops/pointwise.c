@@ -467,14 +467,16 @@ static PyObject *softshrink_impl(tn_value *a, PyObject *out) {
     if (tn_check_kernel_scalar(&a[1], TN_DTYPE_F64, false) < 0) return NULL;   /* lambd.to<double>() first (measured) */
     double l = tn_value_as_double(&a[1]);
     tn_dtype dt = TN_T(a[0])->dtype;
-    if (!tn_dtype_is_floating(dt)) {
-        PyErr_Format(PyExc_NotImplementedError, "\"softshrink_check\" not implemented for '%s'", tn_dtype_cpp_name(dt));
-        return NULL;
-    }
+    /* the check is dispatched over float / double / half / bfloat16 (float8: the kernel's refusal) */
+    if (dt != TN_DTYPE_F32 && dt != TN_DTYPE_F64 && dt != TN_DTYPE_F16 && dt != TN_DTYPE_BF16)
+        return tn_kernel_missing("softshrink_check", dt);
     double mx = dt == TN_DTYPE_F64 ? DBL_MAX : dt == TN_DTYPE_F16 ? 65504.0 : dt == TN_DTYPE_BF16 ? 3.3895313892515355e38 : FLT_MAX;
-    if (!(l >= 0.0 && l <= mx)) {
-        PyErr_Format(PyExc_RuntimeError, "lambda must be in range [0, %.6g] for input dtype %s, but found %.6g", mx,
-                     tn_dtype_cpp_name(dt), l);
+    if (!(l >= 0.0 && l <= mx)) {   /* C++ stream formatting: 6 significant digits (PyErr_Format has no %g) */
+        char ms[32], ls[32];
+        snprintf(ms, sizeof ms, "%.6g", mx);
+        snprintf(ls, sizeof ls, "%.6g", l);
+        PyErr_Format(PyExc_RuntimeError, "lambda must be in range [0, %s] for input dtype %s, but found %s", ms,
+                     tn_dtype_cpp_name(dt), ls);
         return NULL;
     }
     tn_pw_shrink_params p = {l, tn_pw_upstream_vec_bytes() / (int64_t)tn_dtype_itemsize(dt)};

@@ -277,6 +277,8 @@ static int arg_reduce(bool is_max, const char *name, tn_value *self, const tn_va
 static PyObject *minmax_dim(bool is_max, tn_value *a, PyObject *vout, PyObject *iout) {
     const char *name = is_max ? "max" : "min";
     tn_tensor *t = TN_T(a[0]);
+    int64_t wd;
+    if (tn_wrap_dim(a[1].u.i, t->ndim, &wd) < 0) return NULL;   /* upstream's meta wraps dim first (measured) */
     if (tn_dtype_is_complex(t->dtype)) {
         PyErr_Format(PyExc_RuntimeError, "%s(): does not support complex input", name);
         return NULL;

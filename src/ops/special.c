@@ -455,6 +455,10 @@ PyObject *tn_op_nansum_out(tn_value *a) { return nansum_run(a, true); }
 /* nanmean (upstream's composite): nansum(self, dim, keepdim, dtype) / (count of non-nan) */
 static PyObject *nanmean_run(tn_value *a, PyObject *out) {
     tn_dtype dt = TN_T(a[0])->dtype;
+    if (out && tn_dtype_is_integral(dt, true)) {   /* the out= form's own first check */
+        PyErr_SetString(PyExc_RuntimeError, "nanmean(): integral types and 'Bool' are not supported for nanmean, even for empty tensors.");
+        return NULL;
+    }
     if (!tn_dtype_is_floating(dt) && !tn_dtype_is_complex(dt)) {
         PyErr_Format(PyExc_RuntimeError,
                      "nanmean(): expected input to have floating point or complex dtype but got %s",
@@ -465,6 +469,12 @@ static PyObject *nanmean_run(tn_value *a, PyObject *out) {
         PyErr_Format(PyExc_RuntimeError, "nanmean(): could not infer output dtype. Optional dtype must be either a "
                      "floating point or complex dtype. Got: %s", tn_dtype_cpp_name(a[3].u.dtype));
         return NULL;
+    }
+    /* the out= form sums into out= (nansum.out): complex self refused first (nansum's check), then
+     * the kernel, dispatched over out='s dtype (floating only: "nansum_cpu"), unless empty */
+    if (out && !tn_door_on_meta() && !tn_dtype_is_complex(dt) && a[3].tag != TN_V_DTYPE && tn_numel(TN_T(a[0]))) {
+        tn_dtype od = tn_tensor_of(out)->dtype;
+        if (od != TN_DTYPE_F32 && od != TN_DTYPE_F64 && od != TN_DTYPE_F16 && od != TN_DTYPE_BF16) return tn_kernel_missing("nansum_cpu", od);
     }
     /* upstream calls the isnan kernel directly on a detached self: detach, then ne(d, d) */
     PyObject *d = tn_at_detach(a[0].u.obj);

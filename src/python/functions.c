@@ -83,16 +83,21 @@ static PyObject *no_match(const char *name, int mode, PyObject *args, PyObject *
 /* Whether a torch.X function has an overload with out= parameters: then upstream's binding takes
  * out=None as if out= were not given on every overload (torch.stack(ts, 0, out=None), as
  * default_collate calls it); methods and functions without one reject out= at all. */
-static bool function_has_out(int first, int last) {
+/* The keyword of the rows' out= parameter, or NULL: `out`, or a lone out parameter's schema name
+ * (torch._softmax_backward_data's grad_input=, as the parser, dispatch/args.c) */
+static const char *function_out_kw(int first, int last) {
     for (int row = first; row < last; row++) {
         const tn_op_def *d = tn_op_at(row);
         if ((d->variants & (TN_VARIANT_FUNCTION | TN_VARIANT_NO_PY_FUNCTION)) != TN_VARIANT_FUNCTION) continue;
         const tn_schema *s = tn_op_schema(row);
         if (!s) { PyErr_Clear(); continue; }
+        int nout = 0;
+        const char *nm = NULL;
         for (int i = 0; i < s->nargs; i++)
-            if (s->args[i].kwarg_only && s->args[i].is_write) return true;
+            if (s->args[i].kwarg_only && s->args[i].is_write) nout++, nm = s->args[i].name;
+        if (nout) return nout == 1 ? nm : "out";
     }
-    return false;
+    return NULL;
 }
 
 static PyObject *call_rows_(const char *name, int first, int last, int mode, PyObject *self,
@@ -241,9 +246,13 @@ static PyObject *call_rows(const char *name, int first, int last, int mode, PyOb
     if (mode == CALL_FUNCTION && !strncmp(name, "sparse_", 7))
         for (int k = 0; k < 5; k++)
             if (!strcmp(name, compressed_ctors[k])) return sparse_compressed_ctor(k, first, last, args, kw);
-    if (mode == CALL_FUNCTION && kw && PyDict_GetItemString(kw, "out") == Py_None && function_has_out(first, last)) {
+    bool none_kw = false;   /* the rows are looked at only when some keyword is None */
+    PyObject *kk, *kv;
+    for (Py_ssize_t it = 0; mode == CALL_FUNCTION && kw && !none_kw && PyDict_Next(kw, &it, &kk, &kv);) none_kw = kv == Py_None;
+    const char *out_kw = none_kw ? function_out_kw(first, last) : NULL;
+    if (out_kw && PyDict_GetItemString(kw, out_kw) == Py_None) {
         PyObject *k2 = PyDict_Copy(kw);
-        if (!k2 || PyDict_DelItemString(k2, "out") < 0) { Py_XDECREF(k2); return NULL; }
+        if (!k2 || PyDict_DelItemString(k2, out_kw) < 0) { Py_XDECREF(k2); return NULL; }
         PyObject *r = call_rows_(name, first, last, mode, self, args, PyDict_Size(k2) ? k2 : NULL);
         Py_DECREF(k2);
         return r;
