@@ -187,10 +187,11 @@ static int uprecheck(tn_unary_op op, tn_dtype dt) {
 static PyObject *unary_ex(tn_unary_op op, const char *name, unsigned fl, tn_value *a, PyObject *out,
                           bool inplace, const void *ctx);
 
-/* complex32 neg / abs / isnan: upstream's kernels compute in complex<float> (c10::complex<Half>
- * widens) and round the result once; neg and isnan are exact either way */
+/* complex32 neg / abs / isnan / isinf / isfinite: upstream's kernels compute in complex<float>
+ * (c10::complex<Half> widens) and round the result once; neg and the predicates are exact either way */
 static PyObject *unary_c32(tn_unary_op op, const char *name, tn_value *a, PyObject *out, bool inplace, unsigned fl) {
-    tn_dtype rt = op == TN_UNARY_ABS ? TN_DTYPE_F16 : op == TN_UNARY_ISNAN ? TN_DTYPE_BOOL : TN_DTYPE_C32;
+    bool pred = op == TN_UNARY_ISNAN || op == TN_UNARY_ISINF || op == TN_UNARY_ISFINITE;
+    tn_dtype rt = op == TN_UNARY_ABS ? TN_DTYPE_F16 : pred ? TN_DTYPE_BOOL : TN_DTYPE_C32;
     PyObject *self = a[0].u.obj, *target = inplace ? self : out;
     if (inplace && !tn_can_cast(rt, TN_DTYPE_C32)) return tn_cast_error(rt, TN_DTYPE_C32);
     if (inplace && op == TN_UNARY_ABS) {
@@ -223,7 +224,8 @@ static PyObject *unary_ex(tn_unary_op op, const char *name, unsigned fl, tn_valu
     tn_dtype ct = dt;
     if ((fl & U_FLOAT) && is_int(ct)) ct = tn_py.default_dtype;
     if (op == TN_UNARY_SQUARE && ct == TN_DTYPE_BOOL) ct = TN_DTYPE_I64; /* pow(x, 2) promotes */
-    if (ct == TN_DTYPE_C32 && (op == TN_UNARY_NEG || op == TN_UNARY_ABS || op == TN_UNARY_ISNAN))
+    if (ct == TN_DTYPE_C32 && (op == TN_UNARY_NEG || op == TN_UNARY_ABS || op == TN_UNARY_ISNAN ||
+                               op == TN_UNARY_ISINF || op == TN_UNARY_ISFINITE))
         return unary_c32(op, name, a, out, inplace, fl);
     tn_loop loop = tn_unary_loop(op, ct);
     /* uint16/32/64 and float8 have a few kernels (kernels/ref/unary.c); urun refuses the rest
