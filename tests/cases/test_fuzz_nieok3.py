@@ -154,3 +154,29 @@ cases("fuzz_nieok3_count_nonzero", {
                "[err(lambda: torch.count_nonzero(torch.ones(2, 3).to(torch.uint64), [])), "
                "err(lambda: torch.count_nonzero(torch.ones(2, 3).to(torch.uint16), 2))]",
 }, setup=SETUP)
+
+cases("fuzz_nieok3_c32_more", {
+    "isclose": "g2 = torch.Generator().manual_seed(3); "
+               "a = torch.complex(torch.randn(300, generator=g2), torch.randn(300, generator=g2)); "
+               "d = torch.complex(torch.randn(300, generator=g2), torch.randn(300, generator=g2)); "
+               "[torch.isclose(a.to(torch.complex32), (a + d * sc).to(torch.complex32), rt, at) "
+               "for sc in (1e-1, 1e-2, 1e-3, 1e-4) for rt, at in ((1e-5, 1e-8), (1e-3, 1e-3), (1e-2, 0.0), (0.0, 1e-2), (0.05, 1e-4))]",
+    "isclose_special": "sp = torch.tensor([complex(math.inf, 0), complex(math.nan, 1), 1 + 1j, complex(0, -math.inf)]).to(torch.complex32); "
+                       "rv = torch.tensor([complex(0, -math.inf), 1 + 1j, complex(math.nan, 1), complex(math.inf, 0)]).to(torch.complex32); "
+                       "[torch.isclose(sp, rv), torch.isclose(sp, sp, equal_nan=True), torch.isclose(sp, sp), "
+                       "torch.allclose(sp[2:3], sp[2:3]), torch.allclose(c32, c32 * 1.001), torch.allclose(c32, c32, 0, 0)]",
+    "predicates": "sp = torch.tensor([complex(math.inf, 0), complex(math.nan, 1), 1 + 1j, complex(0, -math.inf), 2j]).to(torch.complex32); "
+                  "[torch.isfinite(sp), torch.isinf(sp), torch.isnan(sp), torch.isfinite(c32.t()), torch.isinf(c32[:, ::2])]",
+    "tril_triu": "[torch.tril(c32), torch.triu(c32, 1), torch.tril(c32, -2), c32.clone().triu_(), c32.clone().tril_(1), "
+                 "torch.tril(c32.t()), torch.triu(c32.reshape(2, 2, 5), -1)]",
+}, setup=SETUP)
+
+cases("fuzz_nieok3_kaiser_f8", {
+    "short": "[v(torch.kaiser_window(n, dtype=dt)) for dt in F8 for n in (0, 1)] + "
+             "[v(torch.ops.aten.kaiser_window.beta(1, False, 2.0, dtype=torch.float8_e5m2)), "
+             "v(torch.ops.aten.kaiser_window.out(1, out=torch.empty(2, 3, dtype=torch.float8_e4m3fn))), "
+             "v(torch.ops.aten.kaiser_window.periodic_out(0, False, out=torch.empty(2, dtype=torch.float8_e4m3fnuz)))]",
+    "refused": "[err(lambda: torch.kaiser_window(n, dtype=torch.float8_e4m3fn)) for n in (2, 5)] + "
+               "[err(lambda: torch.ops.aten.kaiser_window.beta_out(3, True, 2.0, out=torch.empty(0, dtype=torch.float8_e5m2))), "
+               "err(lambda: torch.kaiser_window(3, dtype=torch.uint16))]",
+}, setup=SETUP)
