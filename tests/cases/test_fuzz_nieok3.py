@@ -180,3 +180,12 @@ cases("fuzz_nieok3_kaiser_f8", {
                "[err(lambda: torch.ops.aten.kaiser_window.beta_out(3, True, 2.0, out=torch.empty(0, dtype=torch.float8_e5m2))), "
                "err(lambda: torch.kaiser_window(3, dtype=torch.uint16))]",
 }, setup=SETUP)
+
+cases("fuzz_nieok3_c32_scalar", {
+    "numbers": "[op(c32, s) for s in (0.3, 0.7071067811865476, 1 / 3, 1.0001, 2.7182818, 1 + 0.3j) "
+               "for op in (torch.mul, torch.add, torch.sub)] + [c32.clone().mul_(0.3), torch.ops.aten.mul_.Scalar(c32.clone(), 1 / 3)]",
+    "zero_dim": "[c32 * torch.tensor(0.3), c32 * torch.tensor(1 / 3, dtype=torch.float64), c32 + torch.tensor(0.1 + 0.2j), "
+                "torch.tensor(0.3) * c32, 0.3 - c32]",
+    "embedding_renorm": "[torch.embedding_renorm_(c32.clone(), torch.tensor([0, 2, 2, 3]), mn, nt) "
+                        "for mn, nt in ((1.0, 2.0), (2.5, 1.0), (0.5, 3.0))]",
+}, setup=SETUP)
