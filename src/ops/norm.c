@@ -537,6 +537,7 @@ PyObject *tn_op_linalg__powsum(tn_value *a) {
         PyErr_SetString(PyExc_NotImplementedError, "\"powsum_cpu\" not implemented for 'Long'");
         return NULL;
     }
+    if (cdt != TN_DTYPE_C32 && !tn_dtype_computable(cdt)) return tn_kernel_missing("powsum_cpu", cdt);   /* float8 */
     bool keepdim = arg_bool(&a[3]);
     int64_t sz[TN_MAX_DIMS];
     int k = 0;

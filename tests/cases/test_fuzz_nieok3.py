@@ -189,3 +189,11 @@ cases("fuzz_nieok3_c32_scalar", {
     "embedding_renorm": "[torch.embedding_renorm_(c32.clone(), torch.tensor([0, 2, 2, 3]), mn, nt) "
                         "for mn, nt in ((1.0, 2.0), (2.5, 1.0), (0.5, 3.0))]",
 }, setup=SETUP)
+
+cases("fuzz_nieok3_neighbours", {
+    "still_refused": "[err(lambda: f(x.to(torch.float8_e4m3fn))) for f in (torch.deg2rad_, torch.rad2deg_, lambda t: t.deg2rad_())] + "
+                     "[err(lambda: torch.ops.aten._foreach_powsum.Scalar([x.to(torch.float8_e4m3fn), c32])), "
+                     "err(lambda: torch.ops.aten.linalg__powsum(x.to(torch.float8_e5m2)))]",
+    "renorm_type": "e = err(lambda: torch.renorm(c32, 2, 0, 1.0)); e[0]",
+    "foreach_c32": "[torch.ops.aten._foreach_powsum.Scalar([c32]), torch._foreach_norm([c32, c32.t()]), torch._foreach_norm([c32], 1)]",
+}, setup=SETUP)
