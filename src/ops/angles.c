@@ -15,6 +15,9 @@ static PyObject *angle_mul(tn_value *a, double c, const char *name, bool inplace
         PyErr_Format(PyExc_RuntimeError, "%s is not supported for complex tensors.", name);
         return NULL;
     }
+    /* upstream's in-place form multiplies by the number as the second operand (mul's reduced-float
+     * scalar path, no float8 kernel), unlike mul_.Scalar (ops/arith.c) */
+    if (inplace && tn_dtype_infos[d].kind == TN_KIND_FLOAT8) return tn_kernel_missing("mul_cpu_reduced_float", d);
     return (inplace ? tn_at_mul__Scalar(a[0].u.obj, TN_SD(c)) : tn_at_mul_Scalar(a[0].u.obj, TN_SD(c)));
 }
 

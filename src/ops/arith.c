@@ -103,6 +103,15 @@ PyObject *tn_op_mul__Scalar(tn_value *a) {
         b[1].u.f = dt == TN_DTYPE_BF16 ? tn_bf16_to_f32(tn_f32_to_bf16(f)) : tn_f16_to_f32(tn_f32_to_f16(f));
         return scalar_overload(AS_MUL, b, true);
     }
+    if (tn_dtype_infos[dt].kind == TN_KIND_FLOAT8) {
+        /* the number as the first operand: mul's general kernel (float8 included), not the
+         * reduced-float scalar path, which has no float8 kernel (measured) */
+        tn_value w;
+        if (wrap_number(&a[1], &w) < 0) return NULL;
+        PyObject *r = tn_binary(TN_BINARY_MUL, "mul", &w, &a[0], a[0].u.obj, false, NULL);
+        Py_DECREF(w.u.obj);
+        return r;
+    }
     return scalar_overload(AS_MUL, a, true);
 }
 PyObject *tn_op_div_Scalar(tn_value *a) { return scalar_overload(AS_DIV, a, false); }

@@ -735,8 +735,21 @@ PyObject *tn_binary(tn_binary_op op, const char *opname, tn_value *a, tn_value *
                                                    op == TN_BINARY_DIV_TRUNC) &&
         (ct == TN_DTYPE_F16 || ct == TN_DTYPE_BF16) && !ctx)
         sloop = tn_binary_scalar_loop(op, ct);
-    x = tn_as_dtype(a->u.obj, kt, false);
-    if (!x || (!sloop && !(y = tn_as_dtype(b->u.obj, kt, false)))) goto fail;
+    if ((f8 || ct == TN_DTYPE_C32) && kt != ct) {
+        /* float8 computed in float, complex32 in complex64: an operand of another dtype (a number,
+         * a 0-dim tensor) is first cast to the common dtype, as upstream's iterator does
+         * (measured: -inf * x on float8_e4m3fn is -448 * x; complex32 * 0.3 multiplies by
+         * complex<Half>(0.3)) */
+        PyObject *xa = tn_as_dtype(a->u.obj, ct, false), *yb = xa ? tn_as_dtype(b->u.obj, ct, false) : NULL;
+        x = yb ? tn_as_dtype(xa, kt, false) : NULL;
+        y = x ? tn_as_dtype(yb, kt, false) : NULL;
+        Py_XDECREF(xa);
+        Py_XDECREF(yb);
+        if (!y) goto fail;
+    } else {
+        x = tn_as_dtype(a->u.obj, kt, false);
+        if (!x || (!sloop && !(y = tn_as_dtype(b->u.obj, kt, false)))) goto fail;
+    }
     PyObject *ins[2] = {x, y};
     bool direct = target && kt == ct && tn_inplace_direct(target, rt, sloop ? 1 : 2, ins);
     bool narrow = kt != ct && !compare;

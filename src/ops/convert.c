@@ -360,8 +360,26 @@ static int64_t read_int(const char *p, tn_dtype dt) {
     }
 }
 
+static float h16(float v) { return tn_f16_to_f32(tn_f32_to_f16(v)); }
+
 static bool close_one(const close_ctx *c, const char *pa, const char *pb) {
     tn_dtype dt = c->dt;
+    if (dt == TN_DTYPE_C32) {
+        /* upstream's formula in complex32: rtol cast to it, each complex op in complex<float>
+         * rounded to complex<Half>, abs in float rounded to Half, then Half's add of atol */
+        uint16_t u[2], w[2];
+        memcpy(u, pa, 4);
+        memcpy(w, pb, 4);
+        float ar = tn_f16_to_f32(u[0]), ai = tn_f16_to_f32(u[1]), br = tn_f16_to_f32(w[0]), bi = tn_f16_to_f32(w[1]);
+        bool close = ar == br && ai == bi;
+        if (c->equal_nan && (isnan(ar) || isnan(ai)) && (isnan(br) || isnan(bi))) close = true;
+        if (close || (c->rtol == 0 && c->atol == 0)) return close;
+        float r = h16((float)c->rtol);
+        float mr = h16(r * br - 0.0f * bi), mi = h16(r * bi + 0.0f * br);
+        float allowed = h16(h16(hypotf(mr, mi)) + h16((float)c->atol));
+        float actual = h16(hypotf(h16(ar - br), h16(ai - bi)));
+        return isfinite(actual) && actual <= allowed;
+    }
     if (tn_dtype_is_complex(dt)) {
         double ar, ai, br, bi;
         if (dt == TN_DTYPE_C64) { float v[2]; memcpy(v, pa, 8); ar = v[0]; ai = v[1]; memcpy(v, pb, 8); br = v[0]; bi = v[1]; }
@@ -441,7 +459,7 @@ static PyObject *isclose(tn_value *a) {
      * has no float8 kernel; uint16/32/64 run it (here in int64: exact below 2^63) */
     if (tn_dtype_infos[x->dtype].kind == TN_KIND_FLOAT8) return tn_kernel_missing("mul_cpu_reduced_float", x->dtype);
     bool wide_uint = tn_dtype_barebones(x->dtype);
-    if (!wide_uint && tn_require_computable("isclose", x->dtype) < 0) return NULL;
+    if (!wide_uint && x->dtype != TN_DTYPE_C32 && tn_require_computable("isclose", x->dtype) < 0) return NULL;
     const tn_tensor *ts[2] = {x, y};
     int nd;
     int64_t shape[TN_MAX_DIMS];

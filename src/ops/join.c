@@ -361,13 +361,30 @@ static PyObject *flip_impl(PyObject *self, int n, const int64_t *dims) {
         }
         flip[d] = true;
     }
-    /* upstream's flip kernel has no uint16/32/64 or float8 (a contiguous input runs there through
-     * another path, not matched) */
-    if (!tn_dtype_computable(t->dtype) && tn_require_castable("flip", t->dtype) == 0) return tn_kernel_missing_cpu("flip", t->dtype);
-    if (tn_require_computable("flip", t->dtype) < 0) return NULL;
     int64_t st[1][TN_MAX_DIMS], ost[TN_MAX_DIMS];
     for (int d = 0; d < t->ndim; d++) st[0][d] = t->sizes[d] == 1 ? 0 : t->strides[d];
     tn_ti_output_strides(t->ndim, t->sizes, 1, st, ost);
+    if (!tn_dtype_computable(t->dtype)) {
+        /* upstream's flip kernel has no uint16/32/64, float8 or complex32, but two of its paths
+         * copy bytes for any dtype (measured, docs/breadth_more2.md "group nieok"): nothing to
+         * flip (each flipped dim of size 1 or stride 0, or at most one element) is a copy_; and
+         * when the innermost dim of the output (smallest stride, size > 1) is not flipped and
+         * has stride 1 in both, rows are memcpy'd (its vertical flip) */
+        bool work = false, rows = true;
+        for (int d = 0; d < t->ndim; d++)
+            if (flip[d] && t->sizes[d] > 1 && t->strides[d] != 0) work = true;
+        if (work && tn_numel(t) > 1) {
+            int in = -1;
+            for (int d = 0; d < t->ndim; d++)
+                if (t->sizes[d] > 1 && (in < 0 || ost[d] < ost[in])) in = d;
+            rows = in >= 0 && ost[in] == 1 && t->strides[in] == 1 && !flip[in];
+        }
+        if (!rows) {
+            if (tn_require_castable("flip", t->dtype) == 0) return tn_kernel_missing_cpu("flip", t->dtype);
+            return NULL;
+        }
+        if (tn_require_castable("flip", t->dtype) < 0) return NULL;
+    }
     PyObject *res = tn_tensor_new_empty(t->ndim, t->sizes, t->dtype, TN_DEVICE_CPU);
     if (!res) return NULL;
     tn_tensor *o = tn_tensor_of(res);
@@ -509,7 +526,8 @@ static PyObject *tri(tn_value *a, bool lower, bool inplace, PyObject *out) {
         return NULL;
     }
     if (tn_out_dtype_exact(out, t->dtype) < 0) return NULL;   /* the structured op's set_output */
-    if (tn_require_computable(lower ? "tril" : "triu", t->dtype) < 0) return NULL;
+    /* upstream's tril / triu kernel has complex32 (zeroing bytes here) */
+    if (t->dtype != TN_DTYPE_C32 && tn_require_computable(lower ? "tril" : "triu", t->dtype) < 0) return NULL;
     PyObject *res;
     if (inplace) res = Py_NewRef(self);
     else if (out) {

@@ -929,6 +929,10 @@ static PyObject *renorm_compute(tn_value *a, PyObject *out) {
         return NULL;
     }
     if (tn_out_dtype_exact(out, t->dtype) < 0) return NULL;
+    if (t->dtype == TN_DTYPE_C32) {   /* upstream's kernel finds no accumulate type (an internal assert) */
+        PyErr_SetString(PyExc_RuntimeError, "Unrecognized ScalarType: ComplexHalf");
+        return NULL;
+    }
     int64_t dim, dims[TN_MAX_DIMS];
     if (tn_wrap_dim(a[2].u.i, t->ndim, &dim) < 0) return NULL;
     int nd = 0;

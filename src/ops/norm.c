@@ -56,6 +56,11 @@ static inline double norm_load_abs(const char *p, tn_dtype dt, bool nz) {
         const double *c = (const double *)p;
         return nz ? (c[0] != 0.0 || c[1] != 0.0) : hypot(c[0], c[1]);
     }
+    case TN_DTYPE_C32: {   /* complex32: each half widened to float, |x| in float */
+        const uint16_t *c = (const uint16_t *)p;
+        float re = tn_f16_to_f32(c[0]), im = tn_f16_to_f32(c[1]);
+        return nz ? (re != 0.0f || im != 0.0f) : hypotf(re, im);
+    }
     default: return 0.0;
     }
 }
@@ -358,8 +363,8 @@ static PyObject *vector_norm(tn_value *selfv, const tn_value *ordv, const tn_val
         return NULL;
     }
     if (tn_out_dtype_exact(out, od) < 0) return NULL;
-    if (tn_require_computable("linalg_vector_norm", cdt) < 0) return NULL;
-    if (cdt == TN_DTYPE_C32) return tn_not_implemented("linalg_vector_norm for complex32");
+    /* complex32 has a norm kernel upstream (accumulated in float, a float16 result) */
+    if (cdt != TN_DTYPE_C32 && tn_require_computable("linalg_vector_norm", cdt) < 0) return NULL;
 
     int64_t sz[TN_MAX_DIMS];
     int k = 0;
@@ -545,7 +550,7 @@ PyObject *tn_op_linalg__powsum(tn_value *a) {
         PyErr_SetString(PyExc_NotImplementedError, "\"powsum_cpu\" not implemented for 'Long'");
         return NULL;
     }
-    if (cdt == TN_DTYPE_C32) return tn_not_implemented("linalg__powsum for complex32");
+    if (cdt != TN_DTYPE_C32 && !tn_dtype_computable(cdt)) return tn_kernel_missing("powsum_cpu", cdt);   /* float8 */
     bool keepdim = arg_bool(&a[3]);
     int64_t sz[TN_MAX_DIMS];
     int k = 0;

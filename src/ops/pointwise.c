@@ -11,6 +11,7 @@
  * target, which keeps aliasing (x.op_(x), out=x) correct. */
 #include "ops/common.h"
 #include "ops/pointwise_kernels.h"
+#include "tn_ops_gen.h"
 
 #include <float.h>
 #include <math.h>
@@ -63,6 +64,35 @@ static PyObject *shape_mismatch(const tn_tensor *t, int nd, const int64_t *shape
     return NULL;
 }
 
+/* urun's checks of the in-place / out= target, in upstream's order */
+static int urun_checks(const char *name, PyObject *self, tn_dtype rt, PyObject *out, bool inplace, bool strict,
+                       bool overlap) {
+    tn_tensor *t = tn_tensor_of(self);
+    if (inplace && !tn_can_cast(rt, t->dtype)) { tn_cast_error(rt, t->dtype); return -1; }
+    if ((inplace || out) && overlap && tn_check_overlap(inplace ? self : out, 1, &self) < 0) return -1;
+    if (out) {
+        tn_dtype od = tn_tensor_of(out)->dtype;
+        if (strict && od != rt) {
+            PyErr_Format(PyExc_RuntimeError, "Found dtype %s but expected %s", tn_dtype_cpp_name(od), tn_dtype_cpp_name(rt));
+            return -1;
+        }
+        if (tn_out_prepare(out, t->ndim, t->sizes, rt, name) < 0) return -1;
+    }
+    return 0;
+}
+
+/* A result of self's shape in dtype rt filled with the number v, after urun's checks: fills any
+ * dtype with casts (float8, complex32 and uint16/32/64 have no fill loop) */
+static PyObject *urun_fill(const char *name, PyObject *self, tn_dtype rt, const tn_value *v, PyObject *out,
+                           bool inplace, bool strict) {
+    if (urun_checks(name, self, rt, out, inplace, strict, true) < 0) return NULL;
+    const tn_tensor *t0 = tn_tensor_of(self);
+    PyObject *res = tn_new_result(t0->ndim, t0->sizes, rt, 1, &t0);
+    if (!res) return NULL;
+    if (tn_cr_fill_checked(res, v) < 0) { Py_DECREF(res); return NULL; }
+    return deliver(res, inplace ? self : out);
+}
+
 /* Run a one-input loop: self (cast to ct) -> result of dtype rt, delivered to out= / in-place.
  * strict: out= must have exactly dtype rt (upstream's "Found dtype X but expected Y"). */
 /* overlap: whether the written tensor is checked for overlap with self (threshold's iterator is
@@ -75,16 +105,7 @@ static PyObject *urun_ex(const char *name, tn_loop loop, const void *ctx, PyObje
     int nd = t->ndim;
     int64_t shape[TN_MAX_DIMS];
     memcpy(shape, t->sizes, (size_t)nd * sizeof *shape);
-    if (inplace && !tn_can_cast(rt, t->dtype)) return tn_cast_error(rt, t->dtype);
-    if ((inplace || out) && overlap && tn_check_overlap(inplace ? self : out, 1, &self) < 0) return NULL;
-    if (out) {
-        tn_dtype od = tn_tensor_of(out)->dtype;
-        if (strict && od != rt) {
-            PyErr_Format(PyExc_RuntimeError, "Found dtype %s but expected %s", tn_dtype_cpp_name(od), tn_dtype_cpp_name(rt));
-            return NULL;
-        }
-        if (tn_out_prepare(out, nd, shape, rt, name) < 0) return NULL;
-    }
+    if (urun_checks(name, self, rt, out, inplace, strict, overlap) < 0) return NULL;
     if (!loop) { /* after the dtype checks, as upstream */
         if (byname && tn_require_computable(name, ct) < 0) return NULL;
         return tn_kernel_missing_cpu(name, ct);
@@ -171,10 +192,11 @@ static int uprecheck(tn_unary_op op, tn_dtype dt) {
 static PyObject *unary_ex(tn_unary_op op, const char *name, unsigned fl, tn_value *a, PyObject *out,
                           bool inplace, const void *ctx);
 
-/* complex32 neg / abs / isnan: upstream's kernels compute in complex<float> (c10::complex<Half>
- * widens) and round the result once; neg and isnan are exact either way */
+/* complex32 neg / abs / isnan / isinf / isfinite: upstream's kernels compute in complex<float>
+ * (c10::complex<Half> widens) and round the result once; neg and the predicates are exact either way */
 static PyObject *unary_c32(tn_unary_op op, const char *name, tn_value *a, PyObject *out, bool inplace, unsigned fl) {
-    tn_dtype rt = op == TN_UNARY_ABS ? TN_DTYPE_F16 : op == TN_UNARY_ISNAN ? TN_DTYPE_BOOL : TN_DTYPE_C32;
+    bool pred = op == TN_UNARY_ISNAN || op == TN_UNARY_ISINF || op == TN_UNARY_ISFINITE;
+    tn_dtype rt = op == TN_UNARY_ABS ? TN_DTYPE_F16 : pred ? TN_DTYPE_BOOL : TN_DTYPE_C32;
     PyObject *self = a[0].u.obj, *target = inplace ? self : out;
     if (inplace && !tn_can_cast(rt, TN_DTYPE_C32)) return tn_cast_error(rt, TN_DTYPE_C32);
     if (inplace && op == TN_UNARY_ABS) {
@@ -207,7 +229,8 @@ static PyObject *unary_ex(tn_unary_op op, const char *name, unsigned fl, tn_valu
     tn_dtype ct = dt;
     if ((fl & U_FLOAT) && is_int(ct)) ct = tn_py.default_dtype;
     if (op == TN_UNARY_SQUARE && ct == TN_DTYPE_BOOL) ct = TN_DTYPE_I64; /* pow(x, 2) promotes */
-    if (ct == TN_DTYPE_C32 && (op == TN_UNARY_NEG || op == TN_UNARY_ABS || op == TN_UNARY_ISNAN))
+    if (ct == TN_DTYPE_C32 && (op == TN_UNARY_NEG || op == TN_UNARY_ABS || op == TN_UNARY_ISNAN ||
+                               op == TN_UNARY_ISINF || op == TN_UNARY_ISFINITE))
         return unary_c32(op, name, a, out, inplace, fl);
     tn_loop loop = tn_unary_loop(op, ct);
     /* uint16/32/64 and float8 have a few kernels (kernels/ref/unary.c); urun refuses the rest
@@ -673,8 +696,8 @@ static PyObject *b_st(const bspec *s, tn_value *a, PyObject *out) {
     DEF(fn##_out, b_tt(&S, a, OUT(2), false))
 
 static const bspec bs_eq = {TN_BINARY_EQ, "eq", 0}, bs_ne = {TN_BINARY_NE, "ne", 0},
-                   bs_lt = {TN_BINARY_LT, "lt", 0}, bs_le = {TN_BINARY_LE, "le", 0},
-                   bs_gt = {TN_BINARY_GT, "gt", 0}, bs_ge = {TN_BINARY_GE, "ge", 0};
+                   bs_lt = {TN_BINARY_LT, "lt", B_META}, bs_le = {TN_BINARY_LE, "le", B_META},
+                   bs_gt = {TN_BINARY_GT, "gt", B_META}, bs_ge = {TN_BINARY_GE, "ge", B_META};
 B_TS6(eq, bs_eq)
 B_TS6(ne, bs_ne)
 B_TS6(not_equal, bs_ne)
@@ -687,7 +710,8 @@ B_TS6(greater, bs_gt)
 B_TS6(ge, bs_ge)
 B_TS6(greater_equal, bs_ge)
 
-static const bspec bs_rem = {TN_BINARY_REMAINDER, "remainder", B_ZERO}, bs_fmod = {TN_BINARY_FMOD, "fmod", B_ZERO};
+static const bspec bs_rem = {TN_BINARY_REMAINDER, "remainder", B_ZERO | B_META},
+                   bs_fmod = {TN_BINARY_FMOD, "fmod", B_ZERO | B_META};
 B_TS6(remainder, bs_rem)
 DEF(remainder_Scalar_Tensor, b_st(&bs_rem, a, NULL))
 B_TS6(fmod, bs_fmod)
@@ -751,11 +775,11 @@ DEF(fmax_out, b_tt(&bs_fmax, a, OUT(2), false))
 DEF(fmin, b_tt(&bs_fmin, a, NULL, false))
 DEF(fmin_out, b_tt(&bs_fmin, a, OUT(2), false))
 
-static const bspec bs_atan2 = {TN_BINARY_ATAN2, "atan2", B_FLOAT}, bs_hypot = {TN_BINARY_HYPOT, "hypot", 0},
-                   bs_nextafter = {TN_BINARY_NEXTAFTER, "nextafter", 0},
+static const bspec bs_atan2 = {TN_BINARY_ATAN2, "atan2", B_FLOAT | B_META}, bs_hypot = {TN_BINARY_HYPOT, "hypot", B_META},
+                   bs_nextafter = {TN_BINARY_NEXTAFTER, "nextafter", B_META},
                    bs_logaddexp = {TN_BINARY_LOGADDEXP, "logaddexp", 0},
-                   bs_copysign = {TN_BINARY_COPYSIGN, "copysign", B_FLOAT},
-                   bs_xlogy = {TN_BINARY_XLOGY, "xlogy", B_FLOAT};
+                   bs_copysign = {TN_BINARY_COPYSIGN, "copysign", B_FLOAT | B_META},
+                   bs_xlogy = {TN_BINARY_XLOGY, "xlogy", B_FLOAT | B_META};
 B_3(atan2, bs_atan2)
 B_3(arctan2, bs_atan2)
 B_3(hypot, bs_hypot)
@@ -779,8 +803,7 @@ DEF(xlogy_OutScalar_Self, b_st(&bs_xlogy, a, OUT(2)))
 
 static const bspec bs_floordiv = {TN_BINARY_DIV_FLOOR, "div_floor", B_ZERO},
                    bs_truediv = {TN_BINARY_DIV, "div", B_FLOAT},
-                   bs_truncdiv = {TN_BINARY_DIV_TRUNC, "div_trunc", B_ZERO},
-                   bs_mul = {TN_BINARY_MUL, "mul", 0};
+                   bs_truncdiv = {TN_BINARY_DIV_TRUNC, "div_trunc", B_ZERO};
 DEF(floor_divide, b_tt(&bs_floordiv, a, NULL, false))
 DEF(floor_divide__Tensor, b_tt(&bs_floordiv, a, NULL, true))
 DEF(floor_divide_out, b_tt(&bs_floordiv, a, OUT(2), false))
@@ -791,11 +814,12 @@ DEF(true_divide__Tensor, b_tt(&bs_truediv, a, NULL, true))
 DEF(true_divide_out, b_tt(&bs_truediv, a, OUT(2), false))
 DEF(true_divide_Scalar, b_ts(&bs_truediv, a, NULL, false))
 DEF(true_divide__Scalar, b_ts(&bs_truediv, a, NULL, true))
-DEF(multiply_Tensor, b_tt(&bs_mul, a, NULL, false))
-DEF(multiply__Tensor, b_tt(&bs_mul, a, NULL, true))
-DEF(multiply_out, b_tt(&bs_mul, a, OUT(2), false))
-DEF(multiply_Scalar, b_ts(&bs_mul, a, NULL, false))
-DEF(multiply__Scalar, b_ts(&bs_mul, a, NULL, true))
+/* multiply is mul's alias upstream (same kernels, same float8 / complex32 paths): ops/arith.c */
+DEF(multiply_Tensor, tn_op_mul_Tensor(a))
+DEF(multiply__Tensor, tn_op_mul__Tensor(a))
+DEF(multiply_out, tn_op_mul_out(a))
+DEF(multiply_Scalar, tn_op_mul_Scalar(a))
+DEF(multiply__Scalar, tn_op_mul__Scalar(a))
 
 /* divide with rounding_mode (None, 'trunc', 'floor'); `scalar`: other is a number */
 static PyObject *divide_mode(tn_value *a, const tn_value *mode, PyObject *out, bool inplace, bool scalar) {
@@ -891,13 +915,15 @@ static PyObject *pow_ts(tn_value *a, PyObject *out, bool inplace, bool fpow) {
         tn_dtype td = inplace ? dt : out ? tn_tensor_of(out)->dtype : ct;
         if (!tn_can_cast(ct, td)) return tn_cast_error(ct, td);
     }
-    if (tn_require_computable(fpow ? "float_power" : "pow", ct) < 0) return NULL;
+    /* a dtype with casts only (uint16/32/64, float8, complex32) still takes the fill / copy below */
+    if (tn_require_castable(fpow ? "float_power" : "pow", ct) < 0) return NULL;
     /* upstream: exponent 0 fills ones, exponent 1 copies (exact, also for complex and bool) */
     tn_scalar ev = num_scalar(e);
     if (ev.im == 0 && (ev.re == 0 || ev.re == 1)) {
         if (ev.re == 1)
             return urun(fpow ? "float_power" : "pow", tn_cast_loop(ct, ct), NULL, a[0].u.obj, ct, ct, out, inplace, false);
         tn_value one = {.tag = TN_V_INT, .u.i = 1}, w;
+        if (!tn_fill_loop(ct)) return urun_fill(fpow ? "float_power" : "pow", a[0].u.obj, ct, &one, out, inplace, false);
         if (tn_value_as_tensor(&one, &w) < 0) return NULL;
         PyObject *o = tn_as_dtype(w.u.obj, ct, true);
         Py_DECREF(w.u.obj);
@@ -915,7 +941,7 @@ static PyObject *pow_ts(tn_value *a, PyObject *out, bool inplace, bool fpow) {
         Py_DECREF(w.u.obj);
         return r;
     }
-    tn_loop loop = ct == TN_DTYPE_BOOL ? NULL : tn_pow_scalar_loop(ct);
+    tn_loop loop = ct == TN_DTYPE_BOOL || !tn_dtype_computable(ct) ? NULL : tn_pow_scalar_loop(ct);
     if (!loop) {
         PyErr_Format(PyExc_NotImplementedError, "\"pow\" not implemented for '%s'", tn_dtype_cpp_name(ct));
         return NULL;
@@ -1085,6 +1111,11 @@ static PyObject *clamp_scalar(tn_value *self, const tn_value *mn, const tn_value
             PyErr_SetString(PyExc_RuntimeError, "value cannot be converted to type double without overflow");
             return NULL;
         }
+    /* a NaN bound fills the result with NaN before any kernel (upstream's clamp / clamp_min /
+     * clamp_max: so a float8 self runs too, measured) */
+    for (int i = 0; i < 2; i++)
+        if (bs[i] && bs[i]->tag == TN_V_FLOAT && isnan(bs[i]->u.f))
+            return urun_fill("clamp", self->u.obj, ct, bs[i], out, inplace, true);
     tn_loop loop = tn_clamp_loop(ct);
     if (!loop || !tn_dtype_computable(ct) || (ct == TN_DTYPE_BOOL && !tn_door_on_meta()))   /* upstream's scalar stubs: no bool */
         return tn_kernel_missing_cpu(hl && hh ? "clamp_scalar" : hl ? "clamp_min_scalar" : "clamp_max_scalar", ct);

@@ -68,6 +68,17 @@ static PyObject *reduce_barebones(tn_reduce_op op, const char *kname, PyObject *
 static PyObject *run_reduce(tn_reduce_op op, const char *kname, PyObject *self, uint64_t mask,
                             bool keepdim, tn_dtype od) {
     tn_tensor *t = tn_tensor_of(self);
+    if (tn_dtype_is_complex(t->dtype) && !tn_dtype_is_complex(od) && od != TN_DTYPE_BOOL &&
+        (tn_dtype_computable(od) || tn_dtype_barebones(od)) && (op == TN_REDUCE_SUM || op == TN_REDUCE_PROD)) {
+        /* a complex input summed into a real dtype (dtype= or out=): upstream's iterator reads
+         * the input cast to that dtype, its real part (measured, docs/breadth_more2.md); a dtype
+         * without the kernel (float8, uint16/32/64) is then refused by its name */
+        PyObject *x = tn_as_dtype(self, od, false);
+        if (!x) return NULL;
+        PyObject *r = run_reduce(op, kname, x, mask, keepdim, od);
+        Py_DECREF(x);
+        return r;
+    }
     if (tn_dtype_barebones(t->dtype)) return reduce_barebones(op, kname, self, mask, keepdim, od);
     if (tn_require_computable(kname, t->dtype) < 0 || tn_require_computable(kname, od) < 0) return NULL;
     int64_t sz[TN_MAX_DIMS];
@@ -353,18 +364,26 @@ PyObject *tn_op_any_out(tn_value *a) { return allany(false, &a[0], &a[1], arg_bo
 PyObject *tn_op_any_dims(tn_value *a) { return allany(false, &a[0], &a[1], arg_bool(&a[2]), NULL); }
 PyObject *tn_op_any_dims_out(tn_value *a) { return allany(false, &a[0], &a[1], arg_bool(&a[2]), a[3].u.obj); }
 
-PyObject *tn_op_count_nonzero_dim_IntList(tn_value *a) {
+/* count_nonzero: with dims upstream computes (self != 0).sum(dims), so a dtype without the
+ * counting kernel (float8, uint16/32/64) runs there; without dims, the kernel (which has
+ * complex32: counted the same way here) */
+static PyObject *count_nonzero_impl(tn_value *a) {
     tn_tensor *t = TN_T(a[0]);
     uint64_t mask;
     if (tn_dims_mask(t, &a[1], true, &mask) < 0) return NULL;
+    bool dims = a[1].tag == TN_V_INT || (a[1].tag == TN_V_INTLIST && a[1].u.ints.n > 0);
+    if ((dims && !tn_dtype_computable(t->dtype)) || t->dtype == TN_DTYPE_C32) {
+        int64_t one = a[1].tag == TN_V_INT ? a[1].u.i : 0;
+        tn_ints d = a[1].tag == TN_V_INT ? TN_IN(&one, 1) : dims ? TN_IN(a[1].u.ints.v, a[1].u.ints.n) : TN_IN(&one, 0);
+        PyObject *nz = tn_at_ne_Scalar(a[0].u.obj, TN_SI(0));
+        PyObject *r = nz ? tn_at_sum_dim_IntList(nz, d, false, NULL) : NULL;
+        Py_XDECREF(nz);
+        return r;
+    }
     return run_reduce(TN_REDUCE_COUNT_NONZERO, "count_nonzero", a[0].u.obj, mask, false, TN_DTYPE_I64);
 }
-PyObject *tn_op_count_nonzero(tn_value *a) {
-    tn_tensor *t = TN_T(a[0]);
-    uint64_t mask;
-    if (tn_dims_mask(t, &a[1], true, &mask) < 0) return NULL;
-    return run_reduce(TN_REDUCE_COUNT_NONZERO, "count_nonzero", a[0].u.obj, mask, false, TN_DTYPE_I64);
-}
+PyObject *tn_op_count_nonzero_dim_IntList(tn_value *a) { return count_nonzero_impl(a); }
+PyObject *tn_op_count_nonzero(tn_value *a) { return count_nonzero_impl(a); }
 
 /* ---------------------------------------------------------------- cumsum / cumprod */
 
@@ -388,7 +407,11 @@ static PyObject *scan(tn_scan_op op, const char *name, tn_value *a, PyObject *ou
         return NULL;
     }
     PyObject *src = NULL; /* uint16/32/64: no scan kernel upstream; into another dtype it reads the input cast */
-    if (tn_dtype_barebones(t->dtype)) {
+    if (tn_dtype_is_complex(t->dtype) && !tn_dtype_is_complex(od) && od != TN_DTYPE_BOOL && tn_dtype_computable(od)) {
+        /* complex into a real dtype: the input cast to it (its real part), as for sum */
+        if (!(src = tn_as_dtype(a[0].u.obj, od, false))) return NULL;
+        t = tn_tensor_of(src);
+    } else if (tn_dtype_barebones(t->dtype)) {
         if (od == t->dtype || !tn_dtype_computable(od))
             return tn_kernel_missing(op == TN_SCAN_CUMSUM ? "cumsum_out_cpu" : "cumprod_out_cpu", t->dtype);
         if (!(src = tn_as_dtype(a[0].u.obj, od, false))) return NULL;
@@ -513,7 +536,8 @@ static PyObject *var_std(bool take_sqrt, bool with_mean, tn_value *self, const t
         }
         return tn_kernel_missing("std_cpu", t->dtype);
     }
-    if (tn_require_computable(name, t->dtype) < 0) return NULL;
+    /* complex32 runs too (upstream: the variances of the real and imaginary halves) */
+    if (t->dtype != TN_DTYPE_C32 && tn_require_computable(name, t->dtype) < 0) return NULL;
     PyObject *res = tn_tensor_new_empty(k, sz, rt, t->storage->device);
     PyObject *mres = with_mean ? tn_tensor_new_empty(k, sz, t->dtype, t->storage->device) : NULL;
     if (!res || (with_mean && !mres)) goto fail;
@@ -559,14 +583,26 @@ static PyObject *var_std(bool take_sqrt, bool with_mean, tn_value *self, const t
                     }
                 }
                 mean[c] = n ? m : NAN;
-                var += n ? m2 / divisor : NAN;
+                double vc = n ? m2 / divisor : NAN;
+                /* complex32: each half's variance is a float16 tensor upstream, added in float16 */
+                if (t->dtype == TN_DTYPE_C32) vc = tn_f16_to_f32(tn_f32_to_f16((float)vc));
+                var += vc;
             }
-            store_real(ro, rt, o, take_sqrt ? sqrt(var) : var);
+            if (t->dtype == TN_DTYPE_C32) {
+                float h = tn_f16_to_f32(tn_f32_to_f16((float)var));
+                var = take_sqrt ? tn_f16_to_f32(tn_f32_to_f16(sqrtf(h))) : h;
+                store_real(ro, rt, o, var);
+            } else {
+                store_real(ro, rt, o, take_sqrt ? sqrt(var) : var);
+            }
             if (mo) {
                 if (cplx) {
                     tn_dtype c = t->dtype;
                     if (c == TN_DTYPE_C128) { ((double *)mo)[2 * o] = mean[0]; ((double *)mo)[2 * o + 1] = mean[1]; }
-                    else { ((float *)mo)[2 * o] = (float)mean[0]; ((float *)mo)[2 * o + 1] = (float)mean[1]; }
+                    else if (c == TN_DTYPE_C32) {
+                        ((uint16_t *)mo)[2 * o] = tn_f32_to_f16((float)mean[0]);
+                        ((uint16_t *)mo)[2 * o + 1] = tn_f32_to_f16((float)mean[1]);
+                    } else { ((float *)mo)[2 * o] = (float)mean[0]; ((float *)mo)[2 * o + 1] = (float)mean[1]; }
                 } else {
                     store_real(mo, t->dtype, o, mean[0]);
                 }
