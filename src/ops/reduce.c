@@ -513,15 +513,18 @@ static PyObject *var_std(bool take_sqrt, bool with_mean, tn_value *self, const t
     tn_dtype rt = real_of(t->dtype);
     int64_t sz[TN_MAX_DIMS];
     int k = reduced_shape(t, mask, keepdim, sz);
-    if (out && !is_meta(t) && (t->dtype == TN_DTYPE_F16 || t->dtype == TN_DTYPE_BF16) && tn_numel(t) > 0) {
+    if (out && !is_meta(t) && (rt == TN_DTYPE_F16 || rt == TN_DTYPE_BF16) && tn_numel(t) > 0) {
         /* upstream's out= reduction runs in out's dtype; one with at most one output element goes to
          * its all-elements CPU kernel unless that dtype is half / bfloat16, and that kernel has no
-         * half / bfloat16 input (measured: docs/breadth_more2.md "third pass") */
+         * half / bfloat16 input (measured: docs/breadth_more2.md "third pass"); a complex32 input
+         * goes through its real view, out= too (measured: complex32 into float32 / complex64 refused,
+         * into float16 / complex32 not) */
         tn_dtype od = tn_tensor_of(out)->dtype;
+        if (tn_dtype_is_complex(t->dtype)) od = real_of(od);
         int64_t nout = 1;
         for (int i = 0; i < k; i++) nout *= sz[i];
-        if (nout <= 1 && od != TN_DTYPE_F16 && od != TN_DTYPE_BF16 && tn_can_cast(t->dtype, od)) {
-            PyErr_Format(PyExc_RuntimeError, "std_var_all: Unsupported dtype %s", tn_dtype_cpp_name(t->dtype));
+        if (nout <= 1 && od != TN_DTYPE_F16 && od != TN_DTYPE_BF16 && tn_can_cast(rt, od)) {
+            PyErr_Format(PyExc_RuntimeError, "std_var_all: Unsupported dtype %s", tn_dtype_cpp_name(rt));
             return NULL;
         }
     }

@@ -62,6 +62,10 @@ cases("fuzz_nieok3_var_c32", {
              "torch.var_mean(c32, (0, 1), correction=0)]",
     "strided": "[torch.std(c32.t(), 0), torch.var(c32[:, ::2], 1)]",
     "out": "o = torch.empty(0, dtype=torch.float16); r = torch.std(c32, 0, out=o); (r is o, o)",
+    # all elements into out= (one output element): through the real view, into a float16 / complex32
+    # out it runs, into anything wider upstream's all-elements kernel refuses Half (merge of session 36)
+    "out_all": "[err(lambda: torch.var(c32, correction=0, dim=None, out=torch.empty(0, dtype=d))) "
+               "for d in (torch.float16, torch.float32, torch.float64, torch.complex32, torch.complex64)]",
 }, setup=SETUP)
 
 cases("fuzz_nieok3_flip", {
