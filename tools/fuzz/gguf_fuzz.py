@@ -2,6 +2,7 @@
 atheris (libFuzzer for Python: the reader's bytecode is instrumented for coverage).
 
     python tools/fuzz/gguf_fuzz.py [--mode reader|model] [libFuzzer flags] CORPUS_DIR [SEED_DIR]
+    python tools/fuzz/gguf_fuzz.py -merge=1 NEW_DIR DIR...   (the corpus minimised into NEW_DIR)
 
 Each input is a whole file's bytes, written to a scratch file and opened as a user would.
   - reader mode (the default, fast): GGUFFile parses it; then every tensor the reader accepted
@@ -80,6 +81,13 @@ def main():
         MODE = argv[i + 1]
         del argv[i:i + 2]
     torch.set_num_threads(1)
+    # libFuzzer re-runs argv[0] for -merge / -jobs: an executable that runs this script with this
+    # interpreter (the script itself is not one)
+    again = os.path.join(os.path.dirname(PATH), "gguf_fuzz")
+    with open(again, "w") as f:
+        f.write('#!/bin/sh\nexec "%s" "%s" --mode %s "$@"\n' % (sys.executable, os.path.abspath(__file__), MODE))
+    os.chmod(again, 0o755)
+    argv[0] = again
     atheris.Setup(argv, one_input)
     atheris.Fuzz()
 
