@@ -40,6 +40,9 @@ def test_gguf_fuzz(tmp_path, mode, runs):
     assert seeds >= 3, "the kept corpus is missing"
     r = subprocess.run([SUBJECT, os.path.join(ROOT, "tools", "fuzz", "gguf_fuzz.py"), "--mode", mode,
                         "-runs=%d" % runs, "-max_len=16384", "-seed=%d" % (12345 + len(mode)),
+                        # libFuzzer's RSS limit reads the peak RSS, which Linux carries over fork + exec
+                        # from this (pytest) process: off; one allocation of 4 GB or more is a finding
+                        "-rss_limit_mb=0", "-malloc_limit_mb=4096",
                         "-artifact_prefix=%s/" % tmp_path, str(corpus)],
                        capture_output=True, text=True, timeout=3600, cwd=tmp_path, env=env)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-6000:]
