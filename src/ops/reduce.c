@@ -513,6 +513,8 @@ static PyObject *var_std(bool take_sqrt, bool with_mean, tn_value *self, const t
     tn_dtype rt = real_of(t->dtype);
     int64_t sz[TN_MAX_DIMS];
     int k = reduced_shape(t, mask, keepdim, sz);
+    int64_t nout = 1;
+    for (int i = 0; i < k; i++) nout *= sz[i];
     if (out && !is_meta(t) && (rt == TN_DTYPE_F16 || rt == TN_DTYPE_BF16) && tn_numel(t) > 0) {
         /* upstream's out= reduction runs in out's dtype; one with at most one output element goes to
          * its all-elements CPU kernel unless that dtype is half / bfloat16, and that kernel has no
@@ -521,8 +523,6 @@ static PyObject *var_std(bool take_sqrt, bool with_mean, tn_value *self, const t
          * into float16 / complex32 not) */
         tn_dtype od = tn_tensor_of(out)->dtype;
         if (tn_dtype_is_complex(t->dtype)) od = real_of(od);
-        int64_t nout = 1;
-        for (int i = 0; i < k; i++) nout *= sz[i];
         if (nout <= 1 && od != TN_DTYPE_F16 && od != TN_DTYPE_BF16 && tn_can_cast(rt, od)) {
             PyErr_Format(PyExc_RuntimeError, "std_var_all: Unsupported dtype %s", tn_dtype_cpp_name(rt));
             return NULL;
@@ -531,8 +531,6 @@ static PyObject *var_std(bool take_sqrt, bool with_mean, tn_value *self, const t
     if (tn_dtype_infos[t->dtype].kind == TN_KIND_FLOAT8 && tn_numel(t) > 0) {
         /* upstream's CPU kernels: one output element goes to its all-elements path, which names the
          * dtype (RuntimeError); more to the reduction stub (docs/breadth_more2.md, group ne 3) */
-        int64_t nout = 1;
-        for (int i = 0; i < k; i++) nout *= sz[i];
         if (!with_mean && nout == 1) {
             PyErr_Format(PyExc_RuntimeError, "std_var_all: Unsupported dtype %s", tn_dtype_cpp_name(t->dtype));
             return NULL;
