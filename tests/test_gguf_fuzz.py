@@ -8,9 +8,10 @@ gguf's writer, tools/fuzz/gguf_seeds.py, plus what earlier runs found, merged) i
 in a scratch folder. The subject is TN_SUBJECT_PYTHON when set: `make test-asan` runs it with
 the sanitizer build (tools/asan/python), with tools/fuzz/cov_forward.c preloaded ahead of libasan
 (whose weak coverage stand-ins would otherwise take atheris's counters: no coverage, no guidance;
-atheris then warns that coverage symbols come from another library, which is that forwarder). Executions per mode: TN_GGUF_FUZZ_RUNS (reader, default
-20,000) and a tenth of it for model mode; `make test-asan` runs 50,000. The 1,000,000-execution
-runs are in docs/quant.md "Fuzzing the GGUF reader".
+atheris then warns that coverage symbols come from another library, which is that forwarder).
+Executions per mode: TN_GGUF_FUZZ_RUNS (reader, default 20,000) and a tenth of it for model mode;
+`make test-asan` runs 50,000. The 1,000,000-execution runs are in docs/quant.md "Fuzzing the GGUF
+reader".
 """
 import os
 import shutil
@@ -36,12 +37,12 @@ def test_gguf_fuzz(tmp_path, mode, runs):
         env["TN_ASAN_FIRST"] = so
     corpus = tmp_path / "corpus"
     shutil.copytree(CORPUS, corpus)
-    seeds = len(os.listdir(corpus))
-    assert seeds >= 3, "the kept corpus is missing"
+    assert len(os.listdir(corpus)) >= 3, "the kept corpus is missing"
     r = subprocess.run([SUBJECT, os.path.join(ROOT, "tools", "fuzz", "gguf_fuzz.py"), "--mode", mode,
                         "-runs=%d" % runs, "-max_len=16384", "-seed=%d" % (12345 + len(mode)),
                         # libFuzzer's RSS limit reads the peak RSS, which Linux carries over fork + exec
-                        # from this (pytest) process: off; one allocation of 4 GB or more is a finding
+                        # from this (pytest) process: off; a single allocation of 4 GB or more is a finding
+                        # where libFuzzer has malloc hooks (the sanitizer build's; not checked without)
                         "-rss_limit_mb=0", "-malloc_limit_mb=4096",
                         "-artifact_prefix=%s/" % tmp_path, str(corpus)],
                        capture_output=True, text=True, timeout=3600, cwd=tmp_path, env=env)
