@@ -51,13 +51,17 @@ static PyObject *ew_backward_s(const char *kname, tn_bwd_op op, const tn_bwd_par
                                PyObject *out, const tn_value *s0, const tn_value *s1, bool opmath) {
     tn_value pair[2] = {*g, *x};
     PyObject *orig[2] = {g->u.obj, x->u.obj};
-    if (out && tn_check_overlap(out, 2, orig) < 0) return NULL; /* TensorIterator: before dtypes */
+    /* TensorIterator: before dtypes; threshold_backward's is built without it (threshold is
+     * idempotent upstream: a grad_input aliasing or expanding an operand runs, measured) */
+    if (out && op != TN_BWD_THRESHOLD && tn_check_overlap(out, 2, orig) < 0) return NULL;
     tn_dtype ct = tn_result_type(2, pair);
     if (ct == TN_DTYPE_UNDEFINED) return NULL;
     const tn_tensor *ts[2] = {TN_T(*g), TN_T(*x)};
     int nd;
     int64_t shape[TN_MAX_DIMS];
-    if (tn_broadcast_tensors_shape(2, ts, &nd, shape) < 0) return NULL;
+    /* threshold_backward's iterator takes (self, grad): its broadcast error names them so */
+    const tn_tensor *bs[2] = {op == TN_BWD_THRESHOLD ? ts[1] : ts[0], op == TN_BWD_THRESHOLD ? ts[0] : ts[1]};
+    if (tn_broadcast_tensors_shape(2, bs, &nd, shape) < 0) return NULL;
     if (out && tn_out_prepare(out, nd, shape, ct, kname) < 0) return NULL;
     tn_loop loop = tn_bwd_loop(op, ct);   /* the kernel's dtype refusal after the iterator's checks */
     if (!loop) return tn_kernel_missing(kname, ct);

@@ -92,9 +92,28 @@ static int bn_check_count(const char *name, PyObject *t, int64_t C) {
 /* ---------------------------------------------------------------- native_batch_norm */
 
 /* The forward. Returns (out, save_mean, save_invstd). */
+/* `update`: upstream's train flag as passed to its CPU kernel (false for _batch_norm_no_update even
+ * without running statistics, where `train` computes batch statistics). Without it an empty input
+ * returns (empty_like(input), empty(0), empty(0)) after the dtype checks only: no dim 1, no counts,
+ * no running statistics needed (measured: docs/breadth_more2.md "Fuzz corpus: calls upstream runs,
+ * fourth pass"). */
 static PyObject *bn_forward(PyObject *input, PyObject *w, PyObject *b, PyObject *rm, PyObject *rv, bool train,
-                            double momentum, double eps) {
+                            bool update, double momentum, double eps) {
     const tn_tensor *x = tn_tensor_of(input);
+    if (!update && tn_numel(x) == 0) {
+        if (!tn_nn_float(x->dtype)) return tn_kernel_missing("batch_norm", x->dtype);
+        PyObject *params[4] = {w, b, rm, rv};
+        int mixed = bn_mixed(x->dtype, params, 4);
+        if (mixed < 0) return NULL;
+        tn_dtype pd = mixed ? TN_DTYPE_F32 : x->dtype;
+        int64_t zero = 0;
+        PyObject *y = new_like_layout(x, x->dtype, is_cl(x));
+        PyObject *sm = y ? tn_tensor_new_empty(1, &zero, pd, TN_DEVICE_CPU) : NULL;
+        PyObject *si = sm ? tn_tensor_new_empty(1, &zero, pd, TN_DEVICE_CPU) : NULL;
+        PyObject *res = si ? PyTuple_Pack(3, y, sm, si) : NULL;
+        Py_XDECREF(y); Py_XDECREF(sm); Py_XDECREF(si);
+        return res;
+    }
     int dim1;
     if (tn_wrap_dim_i(1, x->ndim, &dim1) < 0) return NULL;
     int64_t C = x->sizes[1];
@@ -239,10 +258,15 @@ done:
     return res;
 }
 
-static PyObject *bn_args(tn_value *a, int rm_i, int train_i, int mom_i, bool force_train) {
+/* `update` < 0: upstream's kernel flag is `train` itself */
+static PyObject *bn_args_u(tn_value *a, int rm_i, int train_i, int mom_i, bool force_train, int update) {
     bool train = force_train || (train_i >= 0 && bool_of(&a[train_i]));
     return bn_forward(a[0].u.obj, opt_tensor(&a[1]), opt_tensor(&a[2]), rm_i >= 0 ? opt_tensor(&a[rm_i]) : NULL,
-                      rm_i >= 0 ? opt_tensor(&a[rm_i + 1]) : NULL, train, a[mom_i].u.f, a[mom_i + 1].u.f);
+                      rm_i >= 0 ? opt_tensor(&a[rm_i + 1]) : NULL, train, update < 0 ? train : update != 0,
+                      a[mom_i].u.f, a[mom_i + 1].u.f);
+}
+static PyObject *bn_args(tn_value *a, int rm_i, int train_i, int mom_i, bool force_train) {
+    return bn_args_u(a, rm_i, train_i, mom_i, force_train, -1);
 }
 
 PyObject *tn_op_native_batch_norm(tn_value *a) { return bn_args(a, 3, 5, 6, false); }
@@ -265,7 +289,7 @@ PyObject *tn_op__batch_norm_with_update(tn_value *a) { return with_reserve(bn_ar
 /* training exactly when no running statistics are given */
 PyObject *tn_op__batch_norm_no_update(tn_value *a) {
     bool train = a[3].tag != TN_V_TENSOR;
-    return with_reserve(bn_args(a, 3, -1, 5, train));
+    return with_reserve(bn_args_u(a, 3, -1, 5, train, 0));
 }
 
 /* ---------------------------------------------------------------- native_batch_norm_backward */

@@ -300,8 +300,9 @@ static PyObject *repeat_impl(PyObject *self, int n, const int64_t *reps) {
             return NULL;
         }
     }
+    /* the target size is checked, not the repeats: a negative repeat of a 0 size is a 0 (measured) */
     for (int i = 0; i < n; i++)
-        if (reps[i] < 0) {
+        if (shape[i] < 0) {
             char b[512];
             tn_shape_str(b, sizeof b, n, shape);
             PyErr_Format(PyExc_RuntimeError, "Trying to create tensor with negative dimension %lld: %s", (long long)shape[i], b);

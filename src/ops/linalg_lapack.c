@@ -763,6 +763,12 @@ PyObject *tn_op_linalg_cholesky_ex(tn_value *a) {
 }
 
 PyObject *tn_op_cholesky(tn_value *a) {
+    /* the deprecated cholesky returns empty_like(self) for an empty self before any check (not
+     * square, not 2-d, any dtype; measured: docs/breadth_more2.md) */
+    const tn_tensor *s = tn_tensor_of(a[0].u.obj);
+    if (tn_numel(s) == 0) return tn_tensor_new_empty(s->ndim, s->sizes, s->dtype, s->storage->device);
+    /* then the shape, then the kernel's dispatch ("cholesky_cpu" not implemented for 'Long') */
+    if (check_matrix("cholesky", "A", s, true) < 0 || check_kernel_dtype("cholesky", s, "cholesky_cpu", true, false) < 0) return NULL;
     PyObject *info = NULL, *c = cholesky_core(a[0].u.obj, a[1].u.i != 0, "cholesky", "cholesky", &info);
     if (!c) return NULL;
     int r = check_info(info, "cholesky", tn_tensor_of(a[0].u.obj)->ndim == 2);

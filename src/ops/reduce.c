@@ -155,26 +155,51 @@ static PyObject *mean_impl(tn_value *self, const tn_value *dimv, bool keepdim, c
     uint64_t mask;
     if (tn_dims_mask(t, dimv, true, &mask) < 0) return NULL;
     if (dt && dt->tag == TN_V_DTYPE && tn_out_dtype_exact(out, od) < 0) return NULL;   /* a given dtype: out='s exactly */
+    PyObject *src = self->u.obj, *real = NULL;
     if (out && !(dt && dt->tag == TN_V_DTYPE)) {   /* out='s cast after the dims (measured) */
         tn_dtype o = tn_tensor_of(out)->dtype;
-        if (!tn_can_cast(od, o)) {
-            tn_cast_error(od, o);
+        if (tn_dtype_is_complex(od) && (o == TN_DTYPE_F16 || o == TN_DTYPE_BF16 || o == TN_DTYPE_F32 || o == TN_DTYPE_F64)) {
+            /* upstream's mean.out is sum_out(out, self, dtype=out's).div_(n): a complex input into a
+             * real floating out reads its real parts in that dtype (float32 for half / bfloat16)
+             * (measured: docs/breadth_more2.md "Fuzz corpus: calls upstream runs, fourth pass") */
+            od = o;
+            if (tn_numel(t) > 0 && PyErr_WarnEx(PyExc_UserWarning, "Casting complex values to real discards the imaginary part", 1) < 0)
+                return NULL;
+            if (!(real = tn_as_dtype(src, o == TN_DTYPE_F16 || o == TN_DTYPE_BF16 ? TN_DTYPE_F32 : o, false))) return NULL;
+            src = real;
+        } else if (!tn_can_cast(od, o)) {
+            /* an integral / bool out: upstream's sum into it succeeds, its div_ by the count (a
+             * default-dtype result) is what fails */
+            tn_cast_error(tn_dtype_is_integral(o, true) ? tn_py.default_dtype : od, o);
             return NULL;
         }
         if (is_float_or_complex(o)) od = o;
     }
+    PyObject *r;
     if (od == TN_DTYPE_F16 || od == TN_DTYPE_BF16) {
         /* upstream (CPU): a float32 sum of the input, divided in float32, then cast once */
-        PyObject *r32 = run_reduce(TN_REDUCE_MEAN, "mean", self->u.obj, mask, keepdim, TN_DTYPE_F32);
-        PyObject *r = r32 ? tn_as_dtype(r32, od, false) : NULL;
+        PyObject *r32 = run_reduce(TN_REDUCE_MEAN, "mean", src, mask, keepdim, TN_DTYPE_F32);
+        r = r32 ? tn_as_dtype(r32, od, false) : NULL;
         Py_XDECREF(r32);
-        return tn_out_deliver_overlap(r, out, "mean", false);
+    } else {
+        r = run_reduce(TN_REDUCE_MEAN, "mean", src, mask, keepdim, od);
     }
-    return tn_out_deliver_overlap(run_reduce(TN_REDUCE_MEAN, "mean", self->u.obj, mask, keepdim, od), out, "mean", false);
+    Py_XDECREF(real);
+    return tn_out_deliver_overlap(r, out, "mean", false);
 }
 
 PyObject *tn_op_mean(tn_value *a) { return mean_impl(&a[0], NULL, false, &a[1], NULL); }
-PyObject *tn_op_mean_dtype_out(tn_value *a) { return mean_impl(&a[0], NULL, false, &a[1], a[2].u.obj); }
+PyObject *tn_op_mean_dtype_out(tn_value *a) {
+    /* upstream's mean.dtype_out checks the input's cast to out first (a complex input into a real
+     * out is refused here, unlike mean.out's) */
+    tn_dtype sd = TN_T(a[0])->dtype, od = tn_tensor_of(a[2].u.obj)->dtype;
+    if (!tn_can_cast(sd, od)) {
+        PyErr_Format(PyExc_RuntimeError, "mean.dtype_out(): input types can't be cast to the desired output type %s",
+                     tn_dtype_cpp_name(od));
+        return NULL;
+    }
+    return mean_impl(&a[0], NULL, false, &a[1], a[2].u.obj);
+}
 PyObject *tn_op_mean_dim(tn_value *a) { return mean_impl(&a[0], &a[1], arg_bool(&a[2]), &a[3], NULL); }
 PyObject *tn_op_mean_out(tn_value *a) { return mean_impl(&a[0], &a[1], arg_bool(&a[2]), &a[3], a[4].u.obj); }
 
@@ -707,7 +732,11 @@ static PyObject *logsumexp_impl(tn_value *a, PyObject *out) {
         PyObject *mf = inf ? tn_at_masked_fill__Scalar(m, inf, TN_SI(0)) : NULL;
         PyObject *d = mf ? tn_at_sub_Tensor(x, m, TN_SDEF) : NULL;
         PyObject *e = d ? tn_at_exp_(d) : NULL;
-        PyObject *sm = e ? tn_at_sum_dim_IntList(d, TN_IPY(dims), (kd) == Py_True, NULL) : NULL;
+        /* upstream sums into out itself: a complex input with a real out sums the real parts of
+         * exp(self - m) in out's dtype, then log_ / add_ there (measured: docs/breadth_more2.md
+         * "Fuzz corpus: calls upstream runs, fourth pass") */
+        PyObject *sdt = cplx && out && !tn_dtype_is_complex(od) ? TN_DT(od) : NULL;
+        PyObject *sm = e ? tn_at_sum_dim_IntList(d, TN_IPY(dims), (kd) == Py_True, sdt) : NULL;
         PyObject *lg = sm ? tn_at_log_(sm) : NULL;
         PyObject *shape = lg ? PyObject_GetAttrString(sm, "shape") : NULL;
         PyObject *ms = shape ? tn_at_view(m, TN_IPY(shape)) : NULL;

@@ -492,7 +492,10 @@ static PyObject *nanmean_run(tn_value *a, PyObject *out) {
     if (cnt) s = tn_door_call(TN_ROW_nansum, a);
     if (s) {
         if (out) {
-            r = tn_at_div_out(s, cnt, out);
+            /* upstream's nansum_out resizes out (with resize_output's warning) before its div_: an
+             * expanded out of another shape is replaced, not refused as overlapping (measured) */
+            tn_tensor *st = tn_tensor_of(s);
+            r = tn_out_prepare(out, st->ndim, st->sizes, st->dtype, "nanmean") < 0 ? NULL : tn_at_div_out(s, cnt, out);
         } else {
             r = tn_at_div_Tensor(s, cnt);
         }
