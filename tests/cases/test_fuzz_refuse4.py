@@ -125,3 +125,31 @@ cases("fuzz_refuse4_out_overlap", {
                                   "grad_input=torch.zeros(2, 3, dtype=torch.int64))), "
                                   "err(lambda: aten.threshold_backward.grad_input(torch.ones(2, 3), torch.ones(3, 2), 0.5, grad_input=torch.zeros(2, 3)))]",
 }, setup=SETUP)
+
+cases("fuzz_refuse4_ndtr_out_copies", {
+    "expanded_out": "x = torch.arange(6.).reshape(2, 3) - 2; [geo(aten.special_ndtr.out(x, out=torch.tensor(1.0).expand(3))), "
+                    "geo(torch.special.ndtr(x, out=torch.zeros(3, 2).t())), geo(torch.special.ndtr(x, out=torch.zeros(0)))]",
+    "input_requires_grad": "x = (torch.arange(6.).reshape(2, 3) - 2).requires_grad_(); o = torch.special.ndtr(x, out=torch.zeros(2, 3)); "
+                           "o.sum().backward(); (o, o.requires_grad, type(o.grad_fn).__name__, x.grad)",
+    "out_dtypes": "x = torch.arange(6.).reshape(2, 3) - 2; [geo(torch.special.ndtr(x, out=torch.zeros(2, 3, dtype=od))) "
+                  "for od in (torch.float16, torch.float64, torch.complex64)] + [geo(torch.special.ndtr(torch.arange(3), out=torch.zeros(3)))]",
+    "aliasing": "y = torch.arange(6.).reshape(2, 3) - 2; z = y.clone(); w = y.clone(); "
+                "[geo(torch.special.ndtr(y, out=y)), geo(torch.special.ndtr(z, out=z.t())), geo(torch.special.ndtr(w[:, :2], out=w[:, 1:])), w]",
+    "still_refused": "x = torch.arange(6.).reshape(2, 3) - 2; [err(lambda: torch.special.ndtr(x, out=torch.zeros(2, 3, dtype=torch.int64))), "
+                     "err(lambda: torch.special.ndtr(x, out=torch.zeros(2, 3, dtype=torch.bool))), "
+                     "err(lambda: torch.special.ndtr(x, out=torch.zeros(2, 3, requires_grad=True)))]",
+}, setup=SETUP)
+
+cases("fuzz_refuse4_meta_and_mode", {
+    "hash_mode_int32": "x = torch.arange(6.).reshape(2, 3); [aten.hash_tensor.default(x, mode=m) for m in (0, 2**62, -2**63, 2**32, -2**32)] + "
+                       "[x.hash_tensor(mode=2**62)]",
+    "hash_meta_any_mode": "m = torch.empty(2, 3, device='meta'); [(tuple(r.shape), r.dtype, r.device.type) for r in (aten.hash_tensor.default(m, mode=-1), "
+                          "torch.hash_tensor(m, mode=3), m.hash_tensor([1], mode=-3))]",
+    "hash_refused": "x = torch.arange(6.).reshape(2, 3); [err(lambda: aten.hash_tensor.default(x, mode=m)) for m in (1, -1, 3, 256, 2**31, 2**32 + 1)]",
+    "randint_meta_generator": "[(tuple(r.shape), r.dtype, r.device.type) for r in (aten.randint.low_generator(1, 1, [2, 3], generator=None, device='meta'), "
+                              "aten.randint.low_generator(5, 1, [2, 3], generator=None, device='meta'), aten.randint.generator(0, [2, 3], generator=None, device='meta'), "
+                              "torch.randint(1, 1, [2, 3], generator=None, device='meta'), torch.randint(1, 1, [2], generator=torch.Generator(), device='meta'))]",
+    "randint_refused": "[err(lambda: aten.randint.low(1, 1, [2, 3], device='meta')), err(lambda: aten.randint.default(0, [2, 3], device='meta')), "
+                       "err(lambda: torch.randint(1, 1, [2, 3], device='meta')), err(lambda: aten.randint.low_generator(1, 1, [2, 3], generator=None)), "
+                       "err(lambda: torch.randint(1, 1, [0]))]",
+}, setup=SETUP)
