@@ -39,13 +39,15 @@ int tn_infer_size(int n, const int64_t *shape, int64_t numel, int64_t *out) {
     else if (overflow) prod = -1;
     char s[512];
     if (infer >= 0) {
-        if (prod == 0) {
+        /* upstream's infer_size: the ambiguity is refused only when the numel is 0 too; a 0
+         * product for a non-empty tensor is an invalid shape (measured) */
+        if (prod == 0 && numel == 0) {
             tn_shape_str(s, sizeof s, n, shape);
             PyErr_Format(PyExc_RuntimeError,
                          "cannot reshape tensor of 0 elements into shape %s because the unspecified dimension size -1 can be any value and is ambiguous", s);
             return -1;
         }
-        if (numel % prod == 0) { out[infer] = numel / prod; return 0; }
+        if (prod > 0 && numel % prod == 0) { out[infer] = numel / prod; return 0; }
     } else if (prod == numel) {
         return 0;
     }
@@ -795,30 +797,27 @@ PyObject *tn_op_unflatten_int(tn_value *a) {
     const int64_t *sz = a[2].u.ints.v;
     if (n == 0) { PyErr_SetString(PyExc_RuntimeError, "unflatten: sizes must be non-empty"); return NULL; }
     if (t->ndim == 0) { PyErr_SetString(PyExc_RuntimeError, "unflatten: Dimension size must be non-empty"); return NULL; }
-    int64_t inferred[TN_MAX_DIMS];
-    if (t->ndim - 1 + n > TN_MAX_DIMS) {
-        /* upstream's product check first (measured): sizes without -1 that don't multiply up */
-        bool infer = false, ovf = false;
-        int64_t prod = 1;
-        for (int i = 0; i < n; i++) {
-            if (sz[i] == -1) infer = true;
-            else ovf |= __builtin_mul_overflow(prod, sz[i], &prod);
-        }
-        if (!infer && (ovf || prod != t->sizes[d])) return unflatten_bad_product(n, sz, d, t->sizes[d]);
-        return tn_not_implemented("tensors of more than 32 dimensions");
-    }
+    /* upstream's infer_size first, over all n sizes (before our dimension limit); its error is
+     * rephrased as upstream's handle_unflatten_exception does, by the message: a shape invalid
+     * for the dim's size (with or without -1: measured) "don't multiply up", any other (two -1)
+     * "unexpected error" */
+    int64_t small[TN_MAX_DIMS], *inferred = n <= TN_MAX_DIMS ? small : malloc((size_t)n * sizeof *inferred);
+    if (!inferred) return PyErr_NoMemory();
     if (tn_infer_size(n, sz, t->sizes[d], inferred) < 0) {
+        if (inferred != small) free(inferred);
         PyObject *ty, *val, *tb;
         PyErr_Fetch(&ty, &val, &tb);
-        bool bad_product = true;
-        for (int i = 0; i < n; i++) if (sz[i] == -1) bad_product = false;
-        if (bad_product || !val) {
-            unflatten_bad_product(n, sz, d, t->sizes[d]);
-        } else {
-            PyErr_Format(PyExc_RuntimeError, "unflatten got an unexpected error:\n%S", val);
-        }
+        PyObject *msg = val ? PyObject_Str(val) : NULL;
+        const char *m = msg ? PyUnicode_AsUTF8AndSize(msg, NULL) : NULL;
+        if (!m || strstr(m, "is invalid for input of size")) unflatten_bad_product(n, sz, d, t->sizes[d]);
+        else PyErr_Format(PyExc_RuntimeError, "unflatten got an unexpected error:\n%s", m);
+        Py_XDECREF(msg);
         Py_XDECREF(ty); Py_XDECREF(val); Py_XDECREF(tb);
         return NULL;
+    }
+    if (t->ndim - 1 + n > TN_MAX_DIMS) {
+        if (inferred != small) free(inferred);
+        return tn_not_implemented("tensors of more than 32 dimensions");
     }
     int64_t shape[TN_MAX_DIMS];
     int k = 0;
