@@ -471,7 +471,14 @@ static PyObject *nanmean_run(tn_value *a, PyObject *out) {
         return NULL;
     }
     /* the out= form sums into out= (nansum.out): complex self refused first (nansum's check), then
-     * the kernel, dispatched over out='s dtype (floating only: "nansum_cpu"), unless empty */
+     * its dtype-match check (measured: "nansum: provided dtype must match dtype of result. Got
+     * Float and ComplexHalf."), then the kernel, dispatched over out='s dtype (floating only:
+     * "nansum_cpu"), unless empty */
+    if (out && !tn_door_on_meta() && !tn_dtype_is_complex(dt) && a[3].tag == TN_V_DTYPE && a[3].u.dtype != tn_tensor_of(out)->dtype) {
+        PyErr_Format(PyExc_RuntimeError, "nansum: provided dtype must match dtype of result. Got %s and %s.",
+                     tn_dtype_cpp_name(tn_tensor_of(out)->dtype), tn_dtype_cpp_name(a[3].u.dtype));
+        return NULL;
+    }
     if (out && !tn_door_on_meta() && !tn_dtype_is_complex(dt) && a[3].tag != TN_V_DTYPE && tn_numel(TN_T(a[0]))) {
         tn_dtype od = tn_tensor_of(out)->dtype;
         if (od != TN_DTYPE_F32 && od != TN_DTYPE_F64 && od != TN_DTYPE_F16 && od != TN_DTYPE_BF16) return tn_kernel_missing("nansum_cpu", od);
