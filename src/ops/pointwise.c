@@ -225,6 +225,8 @@ static PyObject *unary_ex(tn_unary_op op, const char *name, unsigned fl, tn_valu
         PyErr_SetString(PyExc_RuntimeError, "In-place abs is not supported for complex tensors.");
         return NULL;
     }
+    /* abs.out of a bool self: the iterator's out= dtype check before the kernel's refusal (measured) */
+    if (op == TN_UNARY_ABS && dt == TN_DTYPE_BOOL && out && tn_out_dtype_found(out, dt) < 0) return NULL;
     if (uprecheck(op, dt) < 0) return NULL;
     tn_dtype ct = dt;
     if ((fl & U_FLOAT) && is_int(ct)) ct = tn_py.default_dtype;
@@ -343,6 +345,8 @@ PyObject *tn_op_positive(tn_value *a) {
 static PyObject *sgn_impl(tn_value *a, PyObject *out, bool inplace) {
     tn_dtype dt = TN_T(a[0])->dtype;
     if (!tn_dtype_is_complex(dt)) return unary_ex(TN_UNARY_SIGN, "sgn", U_STRICT, a, out, inplace, NULL);
+    /* the iterator's exact out= dtype before the refusal of complex32 by name (measured) */
+    if (out && tn_out_dtype_found(out, dt) < 0) return NULL;
     if (tn_require_computable("sgn", dt) < 0) return NULL;
     tn_loop loop = tn_pw_sgn_complex_loop(dt);
     if (!loop) return tn_kernel_missing_cpu("sgn", dt);

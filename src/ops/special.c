@@ -75,12 +75,12 @@ static PyObject *sp_unary(tn_special_unary_op op, const char *name, PyObject *se
     tn_dtype rt = ct;
     if (op == TN_SPU_ANGLE && tn_dtype_is_complex(ct)) rt = ct == TN_DTYPE_C64 ? TN_DTYPE_F32 : TN_DTYPE_F64;
     tn_loop loop = tn_special_unary_loop(op, ct);
-    if (!loop && op == TN_SPU_SINC && tn_dtype_is_complex(ct))   /* upstream has complex sinc */
-        return tn_refuse_op(inplace ? TN_ROW_sinc_ : out ? TN_ROW_sinc_out : TN_ROW_sinc);
     if (!loop) {
-        /* upstream checks the out= / in-place dtype first */
+        /* upstream checks the out= / in-place dtype first (complex sinc too, which upstream has) */
         if (inplace && !tn_can_cast(rt, dt)) return tn_cast_error(rt, dt);
         if (out && !tn_can_cast(rt, tn_tensor_of(out)->dtype)) return tn_cast_error(rt, tn_tensor_of(out)->dtype);
+        if (op == TN_SPU_SINC && tn_dtype_is_complex(ct))
+            return tn_refuse_op(inplace ? TN_ROW_sinc_ : out ? TN_ROW_sinc_out : TN_ROW_sinc);
         return tn_kernel_missing_cpu(name, ct);
     }
     PyObject *x = tn_as_dtype(self, ct, false);
