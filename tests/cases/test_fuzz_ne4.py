@@ -14,6 +14,9 @@ compares every call's exception type (tests/test_no_crash.py).
 - empty_like (zeros_like / ones_like / full_like / rand_like / to ...) of a CPU tensor into a
   quantized dtype: upstream's empty_strided refusal.
 - promote_types of a quantized or bits type.
+- out= checks before the kernel's dtype refusal: max / min.unary_out (canCast), nanmean.out
+  (nansum.out's dtype match), searchsorted / bucketize (out='s dtype), abs.out of bool, sgn.out /
+  sinc.out of complex, lerp.Tensor_out (a weight that is not 0-dim), glu.out (the cast).
 """
 from harness import cases
 from harness.autograd import ERR
@@ -69,4 +72,19 @@ cases("fuzz_ne4", {
     "promote_types_quantized_bits": "D = [torch.float32, torch.int64, torch.bool, torch.complex32, torch.float8_e4m3fn, torch.uint16, torch.qint8, "
                                     "torch.quint8, torch.qint32, torch.quint4x2, torch.bits8, torch.bits16, torch.bits1x8]; "
                                     "[err(lambda: torch.promote_types(a, b)) for a in D for b in D]",
+    "out_checks_before_kernel": "c64 = torch.ones(2, 3, dtype=torch.complex64); c32 = c64.to(torch.complex32); b = x > 2; i5 = torch.arange(5); f5 = torch.rand(5); "
+                                "L = torch.zeros(2, 3, dtype=torch.long); [err(f) for f in [lambda: A.max.unary_out(c64, out=x.clone()), "
+                                "lambda: A.min.unary_out(c32, out=x.clone()), lambda: A.max.unary_out(x, out=torch.zeros((), dtype=torch.long)), "
+                                "lambda: A.nanmean.out(x, dtype=torch.complex32, out=x.clone()), lambda: A.nanmean.out(x, dtype=torch.float8_e5m2, out=x.clone()), "
+                                "lambda: A.nanmean.out(x, dtype=torch.float64, out=x.clone()), lambda: A.searchsorted.Tensor_out(c64, x, out=x.clone()), "
+                                "lambda: torch.searchsorted(x, c32, out=x.clone()), lambda: torch.bucketize(x, x[0], out=x.clone()), "
+                                "lambda: torch.searchsorted(x, x, sorter=torch.zeros(2, 3), out=L.clone()), lambda: A.abs.out(b, out=x.clone()), "
+                                "lambda: torch.absolute(b, out=torch.zeros(0, dtype=torch.long)), lambda: A.abs.out(b, out=b.clone()), "
+                                "lambda: A.sgn.out(c32, out=x.clone()), lambda: A.sgn.out(c64, out=x.clone()), lambda: A.sinc.out(c32, out=x.clone()), "
+                                "lambda: A.special_sinc.out(c64, out=x.clone()), lambda: A.lerp.Tensor_out(i5, i5, i5, out=x.clone()), "
+                                "lambda: A.lerp.Tensor_out(f5, f5, f5, out=x.double()), lambda: A.lerp.Tensor_out(f5.bool(), f5.bool(), f5.bool(), out=x.clone()), "
+                                "lambda: A.glu.out(c64, 0, out=x.clone()), lambda: A.glu.out(x, 0, out=L.clone()), lambda: A.glu.out(x, 5, out=L.clone())]], "
+                                "A.max.unary_out(x, out=torch.zeros((), dtype=torch.double)), A.nanmean.out(x, [0], dtype=torch.float32, out=torch.zeros(3)), "
+                                "A.lerp.Tensor_out(f5, f5, torch.tensor(0.5).double(), out=torch.zeros(5).double()), A.glu.out(x.double(), 0, out=torch.zeros(1, 3)), "
+                                "torch.searchsorted(x[0], x, out=L.clone())",
 }, setup=SETUP)
