@@ -388,10 +388,14 @@ def autograd_table(yaml_path, rows, impl, cname, infos_by_row=None):
             continue
         if info is None:
             # upstream tests the base name too (get_base_name): logical_not_ is logical_not's in-place
-            # form, not differentiable either (dunders keep their own name: __iand__)
+            # form, not differentiable either (dunders keep their own name: __iand__). The in-place
+            # dunders (__iand__ .. __irshift__) refuse a leaf requiring grad before their kernel
+            # all the same (measured: "a leaf Variable that requires grad is being used in an
+            # in-place operation.", docs/breadth_more2.md), so they take the in-place checks
             nm = r["name"]
             nd = nm in DONT_REQUIRE_DERIVATIVE or (nm.endswith("_") and not nm.startswith("__")
                                                    and nm[:-1] in DONT_REQUIRE_DERIVATIVE)
+            nd = nd and not (nm.startswith("__i") and nm.endswith("__"))
             out.append(f'    {{NULL, 0, 0, 0, 0, {int(r["composite"])}, 0, {int(nd)}}},')
             continue
         if infos_by_row is not None:

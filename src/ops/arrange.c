@@ -22,8 +22,10 @@ static PyObject *meshgrid(PyObject *list, const char *indexing) {
     Py_ssize_t n = PySequence_Size(list);
     if (n < 0) return NULL;
     if (n == 0) return PyErr_Format(PyExc_RuntimeError, "meshgrid expects a non-empty TensorList");
-    if (n > TN_MAX_DIMS) return tn_not_implemented("meshgrid of more than 16 tensors");
-    PyObject *ts[TN_MAX_DIMS];
+    /* upstream's checks (dtypes, indexing, each tensor's dims) come before our limit of
+     * TN_MAX_DIMS tensors, so they run over all n */
+    PyObject **ts = PyMem_Calloc((size_t)n, sizeof *ts);
+    if (!ts) return PyErr_NoMemory();
     for (Py_ssize_t i = 0; i < n; i++) ts[i] = PySequence_GetItem(list, i);   /* new refs */
     PyObject *res = NULL;
     for (Py_ssize_t i = 0; i + 1 < n; i++)
@@ -49,7 +51,13 @@ static PyObject *meshgrid(PyObject *list, const char *indexing) {
             Py_XDECREF(r);
             goto done;
         }
-        shape[i] = tn_numel(t);
+    }
+    if (n > TN_MAX_DIMS) {
+        tn_not_implemented("meshgrid of more than 32 tensors");
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        shape[i] = tn_numel(tn_tensor_of(ts[i]));
         view[i] = 1;
     }
     res = PyTuple_New(n);
@@ -64,6 +72,7 @@ static PyObject *meshgrid(PyObject *list, const char *indexing) {
     }
 done:
     for (Py_ssize_t i = 0; i < n; i++) Py_XDECREF(ts[i]);
+    PyMem_Free(ts);
     return res;
 }
 PyObject *tn_op_meshgrid(tn_value *a) {

@@ -268,15 +268,10 @@ static PyObject *lerp(tn_value *a, bool tensor_weight, PyObject *out, bool inpla
                          tn_dtype_cxx_name(s->dtype), tn_dtype_cxx_name(w->dtype));
             return NULL;
         }
-        /* lerp.Tensor's iterator keeps every operand's dtype: an out= of the operands' shape must
-         * have self's (measured; one it resizes is not checked, and the Scalar form casts) */
-        const tn_tensor *ts[3] = {s, e, w};
-        int nd;
-        int64_t shp[TN_MAX_DIMS];
-        const tn_tensor *o = out ? tn_tensor_of(out) : NULL;
-        if (o && tn_broadcast_tensors_shape(3, ts, &nd, shp) < 0) PyErr_Clear();
-        else if (o && nd == o->ndim && !memcmp(shp, o->sizes, (size_t)nd * sizeof *shp) && tn_out_dtype_found(out, s->dtype) < 0)
-            return NULL;
+        /* lerp.Tensor's iterator keeps every operand's dtype: with a weight that is not 0-dim, out=
+         * must have self's, whatever its shape, before the kernel's dtype refusal (measured: "Found
+         * dtype Float but expected Long"; a 0-dim weight or the Scalar form casts) */
+        if (out && w->ndim != 0 && tn_out_dtype_found(out, s->dtype) < 0) return NULL;
     }
     bctx c = {0};
     if (!tensor_weight) c = num_ctx(&a[2]);

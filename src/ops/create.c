@@ -355,6 +355,16 @@ static void preserved_strides(const tn_tensor *t, int64_t *strides) {
 
 PyObject *tn_cr_empty_like(const tn_tensor *t, PyObject *mf, tn_dtype dt, tn_device_type dev) {
     int64_t strides[TN_MAX_DIMS];
+    /* upstream's empty_like keeps the layout through empty_strided, which has no quantized
+     * CPU kernel: a plain CPU tensor made like into a quantized dtype refuses there (measured for
+     * zeros_like / full_like / rand_like / to / sum(dtype=) ...; a memory format given goes
+     * through empty, and meta refuses elsewhere) */
+    if (preserves(mf) && dev == TN_DEVICE_CPU && t->storage->device == TN_DEVICE_CPU &&
+        tn_dtype_infos[dt].kind == TN_KIND_QUANT && tn_dtype_infos[t->dtype].kind != TN_KIND_QUANT) {
+        PyErr_SetString(PyExc_RuntimeError,
+                        "empty_strided not supported on quantized tensors yet see https://github.com/pytorch/pytorch/issues/74540");
+        return NULL;
+    }
     if (preserves(mf)) preserved_strides(t, strides);
     else if (tn_cr_format_strides(mf, t->ndim, t->sizes, strides) < 0) return NULL;
     return tn_cr_empty_strided(t->ndim, t->sizes, strides, dt, dev);
@@ -535,9 +545,10 @@ static PyObject *like(tn_value *a, const tn_value *fill, bool zero, int first_op
     if (tn_cr_options(&a[first_opt], &a[first_opt + 1], &a[first_opt + 2], &a[first_opt + 3], t->dtype,
                       t->storage->device, &dt, &dev) < 0)
         return NULL;
-    if ((fill || zero) && tn_require_castable("fill_", dt) < 0) return NULL;
+    /* empty_like first (its quantized-dtype refusal), then fill_'s */
     PyObject *r = tn_cr_empty_like(t, memformat_of(&a[first_opt + 4]), dt, dev);
     if (!r) return NULL;
+    if ((fill || zero) && tn_require_castable("fill_", dt) < 0) { Py_DECREF(r); return NULL; }
     if ((fill && tn_cr_fill_checked(r, fill) < 0) || (zero && zero_fill(r) < 0)) { Py_DECREF(r); return NULL; }
     return r;
 }

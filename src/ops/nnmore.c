@@ -75,6 +75,8 @@ static PyObject *glu_impl(tn_value *a, PyObject *out) {
     int64_t d;
     if (glu_dim(self, a[1].u.i, "glu does not support scalars because halving size must be even", &d) < 0) return NULL;
     tn_dtype dt = tn_tensor_of(self)->dtype;
+    /* the structured iterator's cast into out= before the kernel's dtype refusal (measured) */
+    if (out && !tn_can_cast(dt, tn_tensor_of(out)->dtype)) return tn_cast_error(dt, tn_tensor_of(out)->dtype);
     if (glu_dtype(dt, "glu_cpu") < 0) return NULL;
     int64_t n = tn_tensor_of(self)->sizes[d] / 2;
     PyObject *x = reduced(dt) ? to_dt(self, TN_DTYPE_F32) : Py_NewRef(self);

@@ -225,6 +225,8 @@ static PyObject *unary_ex(tn_unary_op op, const char *name, unsigned fl, tn_valu
         PyErr_SetString(PyExc_RuntimeError, "In-place abs is not supported for complex tensors.");
         return NULL;
     }
+    /* abs.out of a bool self: the iterator's out= dtype check before the kernel's refusal (measured) */
+    if (op == TN_UNARY_ABS && dt == TN_DTYPE_BOOL && out && tn_out_dtype_found(out, dt) < 0) return NULL;
     if (uprecheck(op, dt) < 0) return NULL;
     if (op == TN_UNARY_ABS && out && tn_dtype_is_complex(dt)) {
         /* upstream's complex-to-float out=: into a real out, abs computed into a fresh result, then
@@ -359,6 +361,8 @@ PyObject *tn_op_positive(tn_value *a) {
 static PyObject *sgn_impl(tn_value *a, PyObject *out, bool inplace) {
     tn_dtype dt = TN_T(a[0])->dtype;
     if (!tn_dtype_is_complex(dt)) return unary_ex(TN_UNARY_SIGN, "sgn", U_STRICT, a, out, inplace, NULL);
+    /* the iterator's exact out= dtype before the refusal of complex32 by name (measured) */
+    if (out && tn_out_dtype_found(out, dt) < 0) return NULL;
     if (tn_require_computable("sgn", dt) < 0) return NULL;
     tn_loop loop = tn_pw_sgn_complex_loop(dt);
     if (!loop) return tn_kernel_missing_cpu("sgn", dt);
@@ -634,8 +638,8 @@ static PyObject *binary(const bspec *s, tn_value *a, tn_value *b, PyObject *out,
     if (!barebones && tn_require_computable(s->name, ct) < 0) return NULL;
     /* the bitwise ops' meta functions build the iterator only: a dtype without a CPU kernel (a
      * float bitwise_and) gets its meta result (the door runs meta calls on CPU stand-ins); not
-     * the dunders' __lshift__ / __rshift__ (their meta wants an integral self) nor the dunders'
-     * Tensor forms (measured: mixed meta / CPU operands refuse there, docs/breadth_more2.md) */
+     * the dunders' __lshift__ / __rshift__ (their meta wants an integral self); the dunders'
+     * Tensor forms first refuse mixed meta / CPU operands (dunder_devices below) */
     if (!loop && tn_door_on_meta() && (s->fl & B_META))
         return inplace ? Py_NewRef(a->u.obj) : out ? Py_NewRef(out) : tn_new_result(nd, shape, rt, 2, ts);
     if (!loop) /* after the shape / dtype checks, as upstream */
@@ -735,9 +739,6 @@ B_TS6(fmod, bs_fmod)
 static const bspec bs_and = {TN_BINARY_BITWISE_AND, "bitwise_and", B_META},
                    bs_or = {TN_BINARY_BITWISE_OR, "bitwise_or", B_META},
                    bs_xor = {TN_BINARY_BITWISE_XOR, "bitwise_xor", B_META},
-                   bs_and_t = {TN_BINARY_BITWISE_AND, "bitwise_and", 0},
-                   bs_or_t = {TN_BINARY_BITWISE_OR, "bitwise_or", 0},
-                   bs_xor_t = {TN_BINARY_BITWISE_XOR, "bitwise_xor", 0},
                    bs_lsh = {TN_BINARY_LSHIFT, "lshift", 0}, bs_rsh = {TN_BINARY_RSHIFT, "rshift", 0},
                    bs_lsh_m = {TN_BINARY_LSHIFT, "lshift", B_META}, bs_rsh_m = {TN_BINARY_RSHIFT, "rshift", B_META};
 B_TS6(bitwise_and, bs_and)
@@ -746,17 +747,69 @@ B_TS6(bitwise_xor, bs_xor)
 DEF(bitwise_and_Scalar_Tensor, b_st(&bs_and, a, NULL))
 DEF(bitwise_or_Scalar_Tensor, b_st(&bs_or, a, NULL))
 DEF(bitwise_xor_Scalar_Tensor, b_st(&bs_xor, a, NULL))
+/* The dunder shifts' meta kernel (upstream's Python meta registration, reached by meta calls and,
+ * through its in-place decomposition, by __ilshift__ / __irshift__) wants an integral (not bool)
+ * self, then an integral shift tensor or a Python int / bool shift, before its iterator (measured:
+ * "lshift: Expected shift value to be an int. Got 1e+20", the value as Python prints it). */
+static int shift_meta_check(const bspec *s, const tn_value *a) {
+    if (!tn_door_on_meta()) return 0;
+    tn_dtype sd = TN_T(a[0])->dtype;
+    if (!tn_dtype_is_integral(sd, false)) {
+        PyErr_Format(PyExc_RuntimeError, "%s: Expected input tensor to have an integral dtype. Got torch.%s", s->name,
+                     tn_dtype_infos[sd].name);
+        return -1;
+    }
+    if (a[1].tag == TN_V_TENSOR && !a[1].wrapped) {
+        tn_dtype od = TN_T(a[1])->dtype;
+        if (tn_dtype_is_integral(od, false)) return 0;
+        PyErr_Format(PyExc_RuntimeError, "%s: Expected shift value to have an integral dtype. Got torch.%s", s->name,
+                     tn_dtype_infos[od].name);
+        return -1;
+    }
+    if (a[1].tag != TN_V_FLOAT && a[1].tag != TN_V_COMPLEX) return 0;
+    PyObject *v = a[1].tag == TN_V_FLOAT ? PyFloat_FromDouble(a[1].u.f) : PyComplex_FromDoubles(a[1].u.c.re, a[1].u.c.im);
+    if (v) PyErr_Format(PyExc_RuntimeError, "%s: Expected shift value to be an int. Got %S", s->name, v);
+    Py_XDECREF(v);
+    return -1;
+}
+/* The dunders' Tensor forms on meta end in the references' elementwise meta, which refuses
+ * operands on two devices (a CPU 0-dim tensor joins any), naming self's device as the expected
+ * one (measured: "Tensor on device cpu is not on the expected device meta!", float operands too,
+ * before any dtype check; docs/breadth_more2.md). */
+static int dunder_devices(const tn_value *a) {
+    if (!tn_door_on_meta() || a[0].tag != TN_V_TENSOR || a[1].tag != TN_V_TENSOR || a[1].wrapped) return 0;
+    bool mx = tn_door_arg_device(a[0].u.obj) == TN_DEVICE_META, my = tn_door_arg_device(a[1].u.obj) == TN_DEVICE_META;
+    if (mx == my || (!mx && TN_T(a[0])->ndim == 0) || (!my && TN_T(a[1])->ndim == 0)) return 0;
+    PyErr_Format(PyExc_RuntimeError, "Tensor on device %s is not on the expected device %s!", my ? "meta" : "cpu",
+                 mx ? "meta" : "cpu");
+    return -1;
+}
+static PyObject *shift_tt(const bspec *s, tn_value *a, bool inplace) {
+    return shift_meta_check(s, a) < 0 || dunder_devices(a) < 0 ? NULL : b_tt(s, a, NULL, inplace);
+}
+static PyObject *dunder_tt(const bspec *s, tn_value *a, bool inplace) {
+    return dunder_devices(a) < 0 ? NULL : b_tt(s, a, NULL, inplace);
+}
+static PyObject *shift_ts(const bspec *s, tn_value *a, bool inplace) {
+    return shift_meta_check(s, a) < 0 ? NULL : b_ts(s, a, NULL, inplace);
+}
+
 /* the dunder overloads: __and__.Scalar/Tensor, __iand__.Scalar/Tensor, ... */
-#define DUNDER(nm, S, ST)                                                                       \
+#define DUNDER(nm, S)                                                                           \
     DEF(__##nm##___Scalar, b_ts(&S, a, NULL, false))                                            \
-    DEF(__##nm##___Tensor, b_tt(&ST, a, NULL, false))                                           \
+    DEF(__##nm##___Tensor, dunder_tt(&S, a, false))                                             \
     DEF(__i##nm##___Scalar, b_ts(&S, a, NULL, true))                                            \
-    DEF(__i##nm##___Tensor, b_tt(&ST, a, NULL, true))
-DUNDER(and, bs_and, bs_and_t)
-DUNDER(or, bs_or, bs_or_t)
-DUNDER(xor, bs_xor, bs_xor_t)
-DUNDER(lshift, bs_lsh, bs_lsh)
-DUNDER(rshift, bs_rsh, bs_rsh)
+    DEF(__i##nm##___Tensor, dunder_tt(&S, a, true))
+DUNDER(and, bs_and)
+DUNDER(or, bs_or)
+DUNDER(xor, bs_xor)
+#define DUNDER_SHIFT(nm, S)                                                                     \
+    DEF(__##nm##___Scalar, shift_ts(&S, a, false))                                              \
+    DEF(__##nm##___Tensor, shift_tt(&S, a, false))                                              \
+    DEF(__i##nm##___Scalar, shift_ts(&S, a, true))                                              \
+    DEF(__i##nm##___Tensor, shift_tt(&S, a, true))
+DUNDER_SHIFT(lshift, bs_lsh)
+DUNDER_SHIFT(rshift, bs_rsh)
 #define SHIFT(fn, S)                                                                            \
     DEF(fn##_Tensor, b_tt(&S, a, NULL, false))                                                  \
     DEF(fn##__Tensor, b_tt(&S, a, NULL, true))                                                  \

@@ -199,6 +199,10 @@ static PyObject *like(const tn_value *self, const tn_value *dtype) {
     const tn_value *mf = dtype + 4;
     if (mf->tag == TN_V_MEMFORMAT && mf->u.obj != tn_py.memory_format_preserve)
         return tn_cr_empty_like(TN_T(*self), mf->u.obj, dt, TN_T(*self)->storage->device);
+    /* a CPU tensor made like into a quantized dtype: empty_like's refusal (ops/create.c) */
+    if (tn_dtype_infos[dt].kind == TN_KIND_QUANT && tn_dtype_infos[TN_T(*self)->dtype].kind != TN_KIND_QUANT &&
+        TN_T(*self)->storage->device == TN_DEVICE_CPU)
+        return tn_cr_empty_like(TN_T(*self), NULL, dt, TN_DEVICE_CPU);
     return new_like(self->u.obj, dt);
 }
 

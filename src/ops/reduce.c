@@ -254,6 +254,14 @@ PyObject *tn_op_amin_out(tn_value *a) { return amax_impl(false, a, a[3].u.obj); 
 static PyObject *minmax_all(bool is_max, tn_value *a, PyObject *out) {
     const char *name = is_max ? "max" : "min";
     tn_tensor *t = TN_T(a[0]);
+    /* max / min.unary_out check that self's dtype casts to out='s first (measured, in the C++
+     * condition's words), before the kernel's dtype dispatch */
+    if (out && !tn_can_cast(t->dtype, tn_tensor_of(out)->dtype)) {
+        PyErr_SetString(PyExc_RuntimeError, "Expected canCast( typeMetaToScalarType(self.dtype()), typeMetaToScalarType(out.dtype())) "
+                        "to be true, but got false.  (Could this error message be improved?  If so, please report an enhancement "
+                        "request to PyTorch.)");
+        return NULL;
+    }
     if (tn_dtype_is_complex(t->dtype)) return tn_kernel_missing(is_max ? "max_all" : "min_all", t->dtype);
     if (tn_require_computable(name, t->dtype) < 0) return NULL;
     if (tn_numel(t) == 0) {

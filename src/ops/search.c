@@ -82,8 +82,15 @@ static PyObject *searchsorted(PyObject *bnd, PyObject *self, bool out_int32, boo
         }
         if (s->dtype != TN_DTYPE_I64)
             return PyErr_Format(PyExc_RuntimeError, "torch.searchsorted(): sorter must be a tensor of long dtype "
-                                                    "but got %s", tn_dtype_cpp_name(s->dtype));
+                                                    "but got dtype %s", tn_dtype_cpp_name(s->dtype));
     }
+    /* out='s dtype is the last of upstream's pre-checks, before the kernel's dtype dispatch; bucketize
+     * reaches it through searchsorted's, whose name it gives (measured) */
+    if (out && tn_tensor_of(out)->dtype != (out_int32 ? TN_DTYPE_I32 : TN_DTYPE_I64))
+        return PyErr_Format(PyExc_RuntimeError, "torch.searchsorted(): output tensor's dtype is wrong, it can only be Int(int32) "
+                                                "or Long(int64) depending on whether out_int32 flag is True, but we got "
+                                                "output tensor's dtype %s and out_int32 flag is %s",
+                            tn_dtype_cpp_name(tn_tensor_of(out)->dtype), out_int32 ? "True" : "False");
     tn_dtype common = tn_promote_types(b->dtype, v->dtype);
     if (common == TN_DTYPE_BOOL || tn_dtype_is_complex(common) || tn_dtype_barebones(common))
         return tn_kernel_missing("searchsorted_out_cpu", common);

@@ -75,12 +75,12 @@ static PyObject *sp_unary(tn_special_unary_op op, const char *name, PyObject *se
     tn_dtype rt = ct;
     if (op == TN_SPU_ANGLE && tn_dtype_is_complex(ct)) rt = ct == TN_DTYPE_C64 ? TN_DTYPE_F32 : TN_DTYPE_F64;
     tn_loop loop = tn_special_unary_loop(op, ct);
-    if (!loop && op == TN_SPU_SINC && tn_dtype_is_complex(ct))   /* upstream has complex sinc */
-        return tn_refuse_op(inplace ? TN_ROW_sinc_ : out ? TN_ROW_sinc_out : TN_ROW_sinc);
     if (!loop) {
-        /* upstream checks the out= / in-place dtype first */
+        /* upstream checks the out= / in-place dtype first (complex sinc too, which upstream has) */
         if (inplace && !tn_can_cast(rt, dt)) return tn_cast_error(rt, dt);
         if (out && !tn_can_cast(rt, tn_tensor_of(out)->dtype)) return tn_cast_error(rt, tn_tensor_of(out)->dtype);
+        if (op == TN_SPU_SINC && tn_dtype_is_complex(ct))
+            return tn_refuse_op(inplace ? TN_ROW_sinc_ : out ? TN_ROW_sinc_out : TN_ROW_sinc);
         return tn_kernel_missing_cpu(name, ct);
     }
     PyObject *x = tn_as_dtype(self, ct, false);
@@ -473,7 +473,14 @@ static PyObject *nanmean_run(tn_value *a, PyObject *out) {
         return NULL;
     }
     /* the out= form sums into out= (nansum.out): complex self refused first (nansum's check), then
-     * the kernel, dispatched over out='s dtype (floating only: "nansum_cpu"), unless empty */
+     * its dtype-match check (measured: "nansum: provided dtype must match dtype of result. Got
+     * Float and ComplexHalf."), then the kernel, dispatched over out='s dtype (floating only:
+     * "nansum_cpu"), unless empty */
+    if (out && !tn_door_on_meta() && !tn_dtype_is_complex(dt) && a[3].tag == TN_V_DTYPE && a[3].u.dtype != tn_tensor_of(out)->dtype) {
+        PyErr_Format(PyExc_RuntimeError, "nansum: provided dtype must match dtype of result. Got %s and %s.",
+                     tn_dtype_cpp_name(tn_tensor_of(out)->dtype), tn_dtype_cpp_name(a[3].u.dtype));
+        return NULL;
+    }
     if (out && !tn_door_on_meta() && !tn_dtype_is_complex(dt) && a[3].tag != TN_V_DTYPE && tn_numel(TN_T(a[0]))) {
         tn_dtype od = tn_tensor_of(out)->dtype;
         if (od != TN_DTYPE_F32 && od != TN_DTYPE_F64 && od != TN_DTYPE_F16 && od != TN_DTYPE_BF16) return tn_kernel_missing("nansum_cpu", od);

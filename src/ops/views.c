@@ -39,13 +39,15 @@ int tn_infer_size(int n, const int64_t *shape, int64_t numel, int64_t *out) {
     else if (overflow) prod = -1;
     char s[512];
     if (infer >= 0) {
-        if (prod == 0) {
+        /* upstream's infer_size: the ambiguity is refused only when the numel is 0 too; a 0
+         * product for a non-empty tensor is an invalid shape (measured) */
+        if (prod == 0 && numel == 0) {
             tn_shape_str(s, sizeof s, n, shape);
             PyErr_Format(PyExc_RuntimeError,
                          "cannot reshape tensor of 0 elements into shape %s because the unspecified dimension size -1 can be any value and is ambiguous", s);
             return -1;
         }
-        if (numel % prod == 0) { out[infer] = numel / prod; return 0; }
+        if (prod > 0 && numel % prod == 0) { out[infer] = numel / prod; return 0; }
     } else if (prod == numel) {
         return 0;
     }
@@ -96,7 +98,15 @@ PyObject *tn_clone_contiguous(PyObject *x) {
 static PyObject *view_sizes(PyObject *self, int n, const int64_t *shape, bool allow_copy) {
     tn_tensor *t = tn_tensor_of(self);
     int64_t sizes[TN_MAX_DIMS], strides[TN_MAX_DIMS];
-    if (n > TN_MAX_DIMS) return tn_not_implemented("tensors of more than 32 dimensions");
+    if (n > TN_MAX_DIMS) {
+        /* upstream's shape check (infer_size: "shape '[...]' is invalid for input of size 6")
+         * comes first; a shape it accepts is past our dimension limit */
+        int64_t *all = malloc((size_t)n * sizeof *all);
+        if (!all) return PyErr_NoMemory();
+        int bad = tn_infer_size(n, shape, tn_numel(t), all);
+        free(all);
+        return bad < 0 ? NULL : tn_not_implemented("tensors of more than 32 dimensions");
+    }
     if (tn_infer_size(n, shape, tn_numel(t), sizes) < 0) return NULL;
     if (tn_view_strides(t, n, sizes, strides)) return tn_tensor_new_view(self, n, sizes, strides, t->offset);
     if (!allow_copy) {
@@ -465,8 +475,16 @@ static PyObject *expand_to(PyObject *self, int n, const int64_t *want) {
                      "number of dimensions in the tensor (%d)", tn_dtype_cpp_name(t->dtype), b1, b2, n, t->ndim);
         return NULL;
     }
-    if (n > TN_MAX_DIMS) return tn_not_implemented("tensors of more than 32 dimensions");
-    int64_t sz[TN_MAX_DIMS], st[TN_MAX_DIMS];
+    /* more dims than our limit: upstream's size checks below come first (measured: "The expanded
+     * size of the tensor (1) must match the existing size (3) at non-singleton dimension 32"),
+     * run over scratch arrays; a size they accept is past our dimension limit */
+    int64_t szs[TN_MAX_DIMS], sts[TN_MAX_DIMS], *sz = szs, *st = sts;
+    if (n > TN_MAX_DIMS) {
+        sz = malloc(2 * (size_t)n * sizeof *sz);
+        if (!sz) return PyErr_NoMemory();
+        st = sz + n;
+    }
+    PyObject *r = NULL;
     for (int i = n - 1; i >= 0; i--) {
         int off = n - 1 - i, td = t->ndim - 1 - off;
         int64_t w = want[i];
@@ -480,30 +498,35 @@ static PyObject *expand_to(PyObject *self, int n, const int64_t *want) {
                 PyErr_Format(PyExc_RuntimeError,
                              "The expanded size of the tensor (%lld) must match the existing size (%lld) at non-singleton "
                              "dimension %d.  Target sizes: %s.  Tensor sizes: %s", (long long)w, (long long)have, i, b1, b2);
-                return NULL;
+                goto done;
             }
             if (w < 0) {
+                tn_shape_str(b1, sizeof b1, n, want);
                 PyErr_Format(PyExc_RuntimeError, "Trying to create tensor with negative dimension %lld: %s", (long long)w, b1);
-                return NULL;
+                goto done;
             }
             sz[i] = w; st[i] = 0;
         } else {
             if (w == -1) {
                 PyErr_Format(PyExc_RuntimeError,
                              "The expanded size of the tensor (-1) isn't allowed in a leading, non-existing dimension %d", i);
-                return NULL;
+                goto done;
             }
             if (w < 0) {
                 tn_shape_str(b1, sizeof b1, n, want);
                 PyErr_Format(PyExc_RuntimeError, "Trying to create tensor with negative dimension %lld: %s", (long long)w, b1);
-                return NULL;
+                goto done;
             }
             /* upstream's inferExpandGeometry: a new leading dim of size 1 keeps the stride a
              * contiguous dim would have (the next dim's size * stride; 0 past a 0-dim tensor) */
             sz[i] = w; st[i] = (w == 1 && i < n - 1) ? sz[i + 1] * st[i + 1] : 0;
         }
     }
-    return tn_tensor_new_view(self, n, sz, st, t->offset);
+    r = n > TN_MAX_DIMS ? tn_not_implemented("tensors of more than 32 dimensions")
+                        : tn_tensor_new_view(self, n, sz, st, t->offset);
+done:
+    if (sz != szs) free(sz);
+    return r;
 }
 
 PyObject *tn_op_expand(tn_value *a) { return expand_to(a[0].u.obj, a[1].u.ints.n, a[1].u.ints.v); }
@@ -774,30 +797,27 @@ PyObject *tn_op_unflatten_int(tn_value *a) {
     const int64_t *sz = a[2].u.ints.v;
     if (n == 0) { PyErr_SetString(PyExc_RuntimeError, "unflatten: sizes must be non-empty"); return NULL; }
     if (t->ndim == 0) { PyErr_SetString(PyExc_RuntimeError, "unflatten: Dimension size must be non-empty"); return NULL; }
-    int64_t inferred[TN_MAX_DIMS];
-    if (t->ndim - 1 + n > TN_MAX_DIMS) {
-        /* upstream's product check first (measured): sizes without -1 that don't multiply up */
-        bool infer = false, ovf = false;
-        int64_t prod = 1;
-        for (int i = 0; i < n; i++) {
-            if (sz[i] == -1) infer = true;
-            else ovf |= __builtin_mul_overflow(prod, sz[i], &prod);
-        }
-        if (!infer && (ovf || prod != t->sizes[d])) return unflatten_bad_product(n, sz, d, t->sizes[d]);
-        return tn_not_implemented("tensors of more than 32 dimensions");
-    }
+    /* upstream's infer_size first, over all n sizes (before our dimension limit); its error is
+     * rephrased as upstream's handle_unflatten_exception does, by the message: a shape invalid
+     * for the dim's size (with or without -1: measured) "don't multiply up", any other (two -1)
+     * "unexpected error" */
+    int64_t small[TN_MAX_DIMS], *inferred = n <= TN_MAX_DIMS ? small : malloc((size_t)n * sizeof *inferred);
+    if (!inferred) return PyErr_NoMemory();
     if (tn_infer_size(n, sz, t->sizes[d], inferred) < 0) {
+        if (inferred != small) free(inferred);
         PyObject *ty, *val, *tb;
         PyErr_Fetch(&ty, &val, &tb);
-        bool bad_product = true;
-        for (int i = 0; i < n; i++) if (sz[i] == -1) bad_product = false;
-        if (bad_product || !val) {
-            unflatten_bad_product(n, sz, d, t->sizes[d]);
-        } else {
-            PyErr_Format(PyExc_RuntimeError, "unflatten got an unexpected error:\n%S", val);
-        }
+        PyObject *msg = val ? PyObject_Str(val) : NULL;
+        const char *m = msg ? PyUnicode_AsUTF8AndSize(msg, NULL) : NULL;
+        if (!m || strstr(m, "is invalid for input of size")) unflatten_bad_product(n, sz, d, t->sizes[d]);
+        else PyErr_Format(PyExc_RuntimeError, "unflatten got an unexpected error:\n%s", m);
+        Py_XDECREF(msg);
         Py_XDECREF(ty); Py_XDECREF(val); Py_XDECREF(tb);
         return NULL;
+    }
+    if (t->ndim - 1 + n > TN_MAX_DIMS) {
+        if (inferred != small) free(inferred);
+        return tn_not_implemented("tensors of more than 32 dimensions");
     }
     int64_t shape[TN_MAX_DIMS];
     int k = 0;

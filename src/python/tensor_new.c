@@ -371,6 +371,12 @@ static PyObject *tensor_to(PyObject *t, tn_dtype dt, tn_device_type dev, bool co
         PyErr_SetString(PyExc_NotImplementedError, "Cannot copy out of meta tensor; no data!");
         return NULL;
     }
+    /* a plain CPU tensor into a quantized dtype: empty_like's refusal (ops/create.c), as upstream's */
+    if (tn_dtype_infos[dt].kind == TN_KIND_QUANT && tn_dtype_infos[x->dtype].kind != TN_KIND_QUANT) {
+        PyObject *e = tn_cr_empty_like(x, NULL, dt, dev);
+        if (!e) return NULL;
+        Py_DECREF(e);
+    }
     if (!tn_cast_loop(dt, x->dtype)) {
         if (dt == x->dtype) { /* storable only: a byte copy of a dense layout */
             PyObject *r = tn_cr_empty_like(x, NULL, dt, dev);
