@@ -70,7 +70,9 @@ PyObject *tn_op__masked_softmax(tn_value *a) {
         return NULL;
     }
     bool has_type = a[3].tag == TN_V_INT;
-    int64_t type = has_type ? a[3].u.i : 2;
+    /* no mask_type with a 4-d input and a 2-d mask: no shape check, "Mask Type should be defined"
+     * after dim is wrapped (measured: docs/breadth_more2.md "group types (session 37)") */
+    int64_t type = has_type ? a[3].u.i : -1;
     bool has_dim = a[2].tag == TN_V_INT;
     if (m->ndim != 2 || x->ndim != 4) type = 2, has_type = true;
     PyObject *mc = NULL;
@@ -171,14 +173,14 @@ PyObject *tn_op__masked_softmax_backward(tn_value *a) {
         return NULL;
     }
     const tn_tensor *y = TN_T(a[1]);
+    int64_t dim;   /* upstream wraps dim before anything reads the output */
+    if (tn_wrap_dim(a[3].tag == TN_V_INT ? a[3].u.i : y->ndim - 1, g->ndim, &dim) < 0) return NULL;
     same = y->ndim == g->ndim;
     for (int i = 0; same && i < g->ndim; i++) same = y->sizes[i] == g->sizes[i];
     if (!same) {   /* upstream reads past a smaller output */
         PyErr_SetString(PyExc_RuntimeError, "_masked_softmax_backward: output shape should match grad shape");
         return NULL;
     }
-    int64_t dim;
-    if (tn_wrap_dim(a[3].tag == TN_V_INT ? a[3].u.i : y->ndim - 1, g->ndim, &dim) < 0) return NULL;
     if (!attn_float(g->dtype)) { refuse_dtype("masked_softmax_backward", g->dtype); return NULL; }
     if (y->dtype != g->dtype) {
         PyErr_Format(PyExc_RuntimeError, "expected scalar type %s but found %s", tn_dtype_cpp_name(g->dtype),
