@@ -447,16 +447,17 @@ static PyObject *rnn_common(int kind, PyObject *input, PyObject *bsizes, PyObjec
     }
     if (gather_params(params, has_biases, proj, &p, &np) < 0) goto done;
     int64_t nsteps = 0;
-    if (bsizes) {
-        if (!(bs = batch_sizes_of(bsizes, &nsteps))) goto done;
-        x = Py_NewRef(input);
-    } else if (!(x = batch_first ? tn_at_transpose_int(input, 0LL, 1LL) : Py_NewRef(input))) goto done;
+    if (!bsizes && !(x = batch_first ? tn_at_transpose_int(input, 0LL, 1LL) : Py_NewRef(input))) goto done;
     if (kind == CELL_LSTM) {
         if (!(hl = unbind0(PyTuple_GetItem(hxs, 0))) || !(cl = unbind0(PyTuple_GetItem(hxs, 1)))) goto done;
         nh = PyTuple_Size(hl);
     } else {
         if (!(hl = unbind0(hx_obj))) goto done;
         nh = PyTuple_Size(hl);
+    }
+    if (bsizes) {   /* read after hx.unbind(0) (its IndexError first; measured) */
+        if (!(bs = batch_sizes_of(bsizes, &nsteps))) goto done;
+        x = Py_NewRef(input);
     }
     h0 = PyMem_Calloc(nh ? (size_t)nh : 1, sizeof *h0);
     fin = PyMem_Calloc(nh ? (size_t)nh : 1, sizeof *fin);
@@ -755,8 +756,8 @@ PyObject *tn_op__pad_packed_sequence(tn_value *a) {
     if (!bs) return NULL;
     PyObject *out = NULL, *lens = NULL, *pad = NULL, *res = NULL;
     const tn_tensor *dt = tn_tensor_of(data);
-    if (nsteps == 0) {
-        PyErr_SetString(PyExc_IndexError, "index 0 is out of bounds for dimension 0 with size 0");
+    if (nsteps == 0) {   /* measured on 2.13.0, whatever total_length and data */
+        PyErr_SetString(PyExc_RuntimeError, "batch_sizes can not be empty");
         goto done;
     }
     int64_t mbs = bs[0], maxlen = nsteps;

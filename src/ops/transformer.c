@@ -223,11 +223,10 @@ PyObject *tn_op__masked_softmax_backward(tn_value *a) {
 PyObject *tn_op__transform_bias_rescale_qkv(tn_value *a) {
     const tn_tensor *q = TN_T(a[0]), *b = TN_T(a[1]);
     int64_t nh = a[2].u.i;
-    if (q->ndim != 3) {
-        PyErr_Format(PyExc_IndexError, "Dimension out of range (expected to be in range of [-%d, %d], but got 2)",
-                     q->ndim ? q->ndim : 1, q->ndim ? q->ndim - 1 : 0);
-        return NULL;
-    }
+    /* upstream reads qkv.size(0), size(1), size(2) in turn (their IndexErrors), dims past the third
+     * unread (measured) */
+    for (int d = 0; d < 3; d++)
+        if (tn_size_read(q, d) < 0) return NULL;
     int64_t B = q->sizes[0], T = q->sizes[1], D3 = q->sizes[2], D = D3 / 3;
     if (nh == 0 || D % nh != 0) {
         PyErr_SetString(nh == 0 ? PyExc_ZeroDivisionError : PyExc_RuntimeError,
@@ -240,6 +239,7 @@ PyObject *tn_op__transform_bias_rescale_qkv(tn_value *a) {
                                             "improved?  If so, please report an enhancement request to PyTorch.)");
         return NULL;
     }
+    if (q->ndim != 3) return tn_not_implemented("_transform_bias_rescale_qkv of a qkv of more than 3 dims");
     const tn_dtype dt = q->dtype;
     if (!attn_float(dt)) { refuse_dtype("transform_bias_rescale_qkv", dt); return NULL; }
     if (b->dtype != dt) {
