@@ -395,7 +395,13 @@ static PyObject *unbind0(PyObject *t) {
 /* batch sizes of a packed sequence: a 1-D CPU int64 tensor, copied out */
 static int64_t *batch_sizes_of(PyObject *t, int64_t *n) {
     const tn_tensor *bt = tn_tensor_of(t);
-    if (bt->ndim != 1 || bt->dtype != TN_DTYPE_I64 || !tn_data(bt)) {
+    /* upstream reads batch_sizes.size(0), then its data as int64 (measured) */
+    if (tn_size_read(bt, 0) < 0) return NULL;
+    if (bt->dtype != TN_DTYPE_I64) {
+        PyErr_Format(PyExc_RuntimeError, "expected scalar type Long but found %s", tn_dtype_cpp_name(bt->dtype));
+        return NULL;
+    }
+    if (bt->ndim != 1 || !tn_data(bt)) {
         PyErr_SetString(PyExc_RuntimeError, "batch_sizes must be a 1-D CPU int64 tensor");
         return NULL;
     }
