@@ -239,7 +239,10 @@ PyObject *tn_op__transform_bias_rescale_qkv(tn_value *a) {
                                             "improved?  If so, please report an enhancement request to PyTorch.)");
         return NULL;
     }
-    if (q->ndim != 3) return tn_not_implemented("_transform_bias_rescale_qkv of a qkv of more than 3 dims");
+    /* more dims: upstream's kernel reads the first B * T * 3D elements of the contiguous data, as here
+     * (measured); with fewer elements it would read past them */
+    if (q->ndim > 3 && tn_numel(q) < B * T * D3)
+        return tn_not_implemented("_transform_bias_rescale_qkv of a qkv with fewer elements than its first three sizes");
     const tn_dtype dt = q->dtype;
     if (!attn_float(dt)) { refuse_dtype("transform_bias_rescale_qkv", dt); return NULL; }
     if (b->dtype != dt) {

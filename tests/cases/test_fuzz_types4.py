@@ -78,10 +78,10 @@ cases("fuzz_types4", {
                                "for t in [t7, t7[:3], t7[:1], torch.tensor(1)] for tw in [torch.tensor(1.), torch.ones(2), torch.ones(0)]]",
     "packed_rnn_hx_first": "P = [torch.ones(2, 3), torch.ones(2, 2)]; "
                            "[err(lambda: f(torch.ones(2, 3), bs, hx, P, False, 1, 0.0, False, False)) for f in [a.rnn_tanh.data, a.rnn_relu.data] "
-                           "for bs in [x, torch.tensor([1, 1]), z, z.long(), torch.ones(2, dtype=torch.int32)] for hx in [z, torch.ones(1, 1, 2)]], "
+                           "for bs in [x, torch.tensor([1, 1]), z, z.long(), torch.ones(2, dtype=torch.int32)] for hx in [z, torch.ones(1, 1, 2), x]], "
                            "[err(lambda: a.gru.data(torch.ones(2, 3), bs, z, [torch.ones(6, 3), torch.ones(6, 2)], False, 1, 0.0, False, False)) for bs in [x, z.long()]], "
                            "err(lambda: a.rnn_tanh.data(x, x, z, P[:1], False, 1, 0.0, False, False)), "
                            "[err(lambda: a._pad_packed_sequence(d, torch.zeros(0, dtype=L), False, 2.0, n)) for d in [x, z, torch.ones(0, dtype=L)] for n in [1, -1, 0, 5]]",
-    "transform_bias_rescale_qkv_sizes": "[err(lambda: a._transform_bias_rescale_qkv(q, b, 1)) for q in [z, torch.ones(3), x, torch.ones([1] * 20), torch.ones(1, 1, 4)] "
+    "transform_bias_rescale_qkv_sizes": "[err(lambda: a._transform_bias_rescale_qkv(q, b, 1)) for q in [z, torch.ones(3), x, torch.ones([1] * 20), torch.ones(1, 1, 4), torch.arange(12.).reshape(2, 1, 3, 2)] "
                                         "for b in [torch.ones(3), x]], a._transform_bias_rescale_qkv(torch.ones(2, 2, 3), x, 1)",
 }, setup=SETUP)
