@@ -321,8 +321,9 @@ static int convert(PyObject *o, const tn_arg *p, bool numbers_as_tensors, bool t
 
 /* torch.ops.aten.X.overload: upstream's schema matching (toIValue) converts more than its Python
  * bindings do; measured on 2.13.0 for one named overload: an int (or SymInt, Optional[int]) takes
- * a bool; a plain int also takes a dtype as its ScalarType number (aten.select.int(x,
- * torch.float32, 0) is dim 6; Optional[int] and SymInt refuse it); a bool takes an int, a float, a
+ * a bool; an int or Optional[int] also takes a dtype as its ScalarType number (aten.select.int(x,
+ * torch.float32, 0) is dim 6, so is aten.argmax.default(x, torch.float32): measured in session 37;
+ * SymInt refuses it); a bool takes an int, a float, a
  * complex, None or a one-element tensor as its truth (argsort(stable=2)); an int (SymInt, int?)
  * takes a one-element real tensor as int(t) (aten.diff.default(x, torch.tensor(1.5)) is n=1); a Scalar (number) takes a dtype
  * as its number and refuses a tensor (0-dim too: "Expected a value of type 'number' ... found type
@@ -333,7 +334,7 @@ static int aten_loose(PyObject *o, const tn_arg *p, tn_value *v) {
     case TN_TYPE_INT: case TN_TYPE_SYMINT:
         memset(v, 0, sizeof *v);
         if (PyBool_Check(o)) { v->tag = TN_V_INT; v->u.i = o == Py_True; return 1; }
-        if (tn_py_is_dtype(o) && p->type == TN_TYPE_INT && !p->optional) {
+        if (tn_py_is_dtype(o) && p->type == TN_TYPE_INT) {
             v->tag = TN_V_INT;
             if (tn_py_to_dtype(o, &v->u.dtype) < 0) return -1;
             v->u.i = (int64_t)v->u.dtype; /* tn_dtype follows upstream's ScalarType numbering */

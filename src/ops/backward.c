@@ -631,6 +631,18 @@ static int nll_check(const tn_tensor *x, const tn_tensor *t, bool fwd) {
         PyErr_Format(PyExc_RuntimeError, "expected target dtype to be Long or Byte, but got %s", tn_dtype_cpp_name(t->dtype));
         return -1;
     }
+    if (!fwd && !(x->ndim == 1 && t->ndim == 0)) {
+        /* the backward's meta compares self.size(0) with target.size(0) whenever there is a batch
+         * dim to either (a 1-D self with a 1-D target too; its kernel reads target[0]; measured) */
+        if (tn_size_read(t, 0) < 0) return -1;
+        if (x->sizes[0] != t->sizes[0]) {
+            tn_shape_str(s1, sizeof s1, x->ndim, x->sizes);
+            tn_shape_str(s2, sizeof s2, t->ndim, t->sizes);
+            PyErr_Format(PyExc_RuntimeError, "size mismatch (got input: %s, target: %s)", s1, s2);
+            return -1;
+        }
+        return 0;
+    }
     if (x->ndim == 1 && t->ndim == 1 && t->sizes[0] != 1) {
         PyErr_Format(PyExc_ValueError, "For 1D input, 1D target must have size 1, but got target size: %lld",
                      (long long)t->sizes[0]);
@@ -739,7 +751,7 @@ static PyObject *nll_bwd(tn_value *a, PyObject *outo) {
     if (nll_check(x, t, false) < 0) return NULL;
     if (tn_numel(tw) != 1) {
         tn_shape_str(s, sizeof s, tw->ndim, tw->sizes);
-        PyErr_Format(PyExc_RuntimeError, "expected total_weight to be a single element tensor, got: %s (%lld elements)",
+        PyErr_Format(PyExc_RuntimeError, "expected total_weight to be a  single element tensor, got: %s (%lld elements)",
                      s, (long long)tn_numel(tw));
         return NULL;
     }

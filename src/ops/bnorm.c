@@ -115,6 +115,9 @@ static PyObject *bn_forward(PyObject *input, PyObject *w, PyObject *b, PyObject 
         return res;
     }
     int dim1;
+    /* upstream's training path reads input.size(1) before its dtype dispatch, the evaluation one
+     * after it (measured: docs/breadth_more2.md "group types (session 37)") */
+    if (!train && x->ndim > 0 && !tn_nn_float(x->dtype)) return tn_kernel_missing("batch_norm", x->dtype);
     if (tn_wrap_dim_i(1, x->ndim, &dim1) < 0) return NULL;
     int64_t C = x->sizes[1];
     if (!tn_nn_float(x->dtype)) return tn_kernel_missing("batch_norm", x->dtype);

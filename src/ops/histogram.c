@@ -460,7 +460,9 @@ PyObject *tn_op_histogramdd(tn_value *a) {
 
 PyObject *tn_op_histogramdd_int_bins(tn_value *a) {
     const tn_tensor *t = TN_T(a[0]);
-    int64_t D = t->ndim ? t->sizes[t->ndim - 1] : 1, v[HMAX];
+    /* upstream reads self.size(-1) for the bin count first: a 0-d self is its IndexError */
+    if (tn_size_read(t, -1) < 0) return NULL;
+    int64_t D = t->sizes[t->ndim - 1], v[HMAX];
     if (D > HMAX) return tn_not_implemented("histogramdd over more than 64 dimensions");
     for (int64_t i = 0; i < D; i++) v[i] = a[1].u.i;
     PyObject *bins = tn_int_list(v, (int)D);

@@ -1780,6 +1780,20 @@ static PyObject *ormqr_impl(tn_value *a, PyObject *out) {
     bool left = a[3].u.i != 0, trans = a[4].u.i != 0;
     if (I->ndim < 2) { PyErr_Format(PyExc_RuntimeError, "%s: input must have at least 2 dimensions.", api); return NULL; }
     if (C->ndim < 2) { PyErr_Format(PyExc_RuntimeError, "%s: other must have at least 2 dimensions.", api); return NULL; }
+    /* upstream compares the sizes before the ranks: a 0-d tau's size(-1) is its IndexError (measured:
+     * docs/breadth_more2.md "group types (session 37)") */
+    int cond = left ? -2 : -1;
+    int64_t csz = C->sizes[C->ndim + cond], icols = I->sizes[I->ndim - 1];
+    if (csz != I->sizes[I->ndim - 2]) {
+        PyErr_Format(PyExc_RuntimeError, "%s: other.shape[%d] must be equal to input.shape[-2]", api, cond);
+        return NULL;
+    }
+    if (tn_size_read(T, -1) < 0) return NULL;
+    int64_t k = T->sizes[T->ndim - 1];
+    if (k != (csz < icols ? csz : icols)) {
+        PyErr_Format(PyExc_RuntimeError, "%s: tau.shape[-1] must be equal to min(other.shape[%d], input.shape[-1])", api, cond);
+        return NULL;
+    }
     if (I->ndim - T->ndim != 1) {
         PyErr_Format(PyExc_RuntimeError, "%s: Expected tau to have one dimension less than input, but got tau.ndim equal to %d "
                      "and input.ndim is equal to %d", api, T->ndim, I->ndim);
@@ -1788,16 +1802,6 @@ static PyObject *ormqr_impl(tn_value *a, PyObject *out) {
     if (I->ndim != C->ndim) {
         PyErr_Format(PyExc_RuntimeError, "%s: Expected other to have the same number of dimensions as input, but got other.ndim "
                      "equal to %d and input.ndim is equal to %d", api, C->ndim, I->ndim);
-        return NULL;
-    }
-    int cond = left ? -2 : -1;
-    int64_t csz = C->sizes[C->ndim + cond], k = T->ndim ? T->sizes[T->ndim - 1] : 1, icols = I->sizes[I->ndim - 1];
-    if (csz != I->sizes[I->ndim - 2]) {
-        PyErr_Format(PyExc_RuntimeError, "%s: other.shape[%d] must be equal to input.shape[-2]", api, cond);
-        return NULL;
-    }
-    if (k != (csz < icols ? csz : icols)) {
-        PyErr_Format(PyExc_RuntimeError, "%s: tau.shape[-1] must be equal to min(other.shape[%d], input.shape[-1])", api, cond);
         return NULL;
     }
     int nb = I->ndim - 2;

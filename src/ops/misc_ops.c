@@ -474,6 +474,8 @@ PyObject *tn_op_unfold_backward(tn_value *a) {
     const tn_tensor *gt = tn_tensor_of(g);
     int nd = a[1].u.ints.n;
     int64_t size = a[3].u.i, step = a[4].u.i, dim;
+    /* upstream's first check, a ValueError here (unfold's is a RuntimeError; measured) */
+    if (step <= 0) return PyErr_Format(PyExc_ValueError, "step is %lld but must be > 0", (long long)step);
     if (tn_wrap_dim(a[2].u.i, nd, &dim) < 0) return NULL;
     PyObject *gi = tn_at_zeros(TN_IN(a[1].u.ints.v, nd), TN_DT(gt->dtype), NULL, NULL, NULL);
     if (!gi) return NULL;

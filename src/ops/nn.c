@@ -150,6 +150,12 @@ static int norm_check(const tn_tensor *x, const tn_value *ns, const tn_value *w,
             return -1;
         }
     }
+    /* rms_norm: upstream's rank check after the weight's, a ValueError (measured: docs/breadth_more2.md
+     * "group types (session 37)") */
+    if (rms && x->ndim < k) {
+        PyErr_Format(PyExc_ValueError, "Input tensor must have at least %d dimensions, but got %d", k, x->ndim);
+        return -1;
+    }
     bool ok = x->ndim >= k;
     for (int i = 0; ok && i < k; i++) ok = x->sizes[x->ndim - k + i] == nv[i];
     if (!ok) {
@@ -289,6 +295,20 @@ static PyObject *rms_norm_impl(tn_value *a, bool fused) {
     bool cplx = x->dtype == TN_DTYPE_C64 || x->dtype == TN_DTYPE_C128;
     /* the fused kernel dispatches on the input's dtype first (it checks no shape: ours are guards) */
     if (fused && !cplx && !tn_nn_float(x->dtype)) return tn_kernel_missing("rms_norm", x->dtype);
+    if (fused) {
+        /* then it reduces over dims ndim-1, ..., ndim-k, all wrapped before the repeats are looked
+         * for: IndexError past -max(ndim, 1), else "dim ndim-1 appears multiple times" (measured) */
+        int k = a[1].u.ints.n, nw = x->ndim > 0 ? x->ndim : 1;
+        int64_t w;
+        if (k > x->ndim + nw) {
+            tn_wrap_dim(-nw - 1, x->ndim, &w); /* raises */
+            return NULL;
+        }
+        if (k > nw) {
+            PyErr_Format(PyExc_RuntimeError, "dim %d appears multiple times in the list of dims", nw - 1);
+            return NULL;
+        }
+    }
     if (norm_check(x, &a[1], &a[2], NULL, true, &M, &N) < 0) return NULL;
     if (cplx) return rms_norm_complex(a, fused);
     if (!tn_nn_float(x->dtype)) return tn_kernel_missing("rms_norm", x->dtype);

@@ -156,18 +156,20 @@ PyObject *tn_op_quantize_per_tensor_tensor_qparams(tn_value *a) {
     return quantize_tensor(a[0].u.obj, (float)tn_fq_num_f(&s), tn_fq_num_i(&z), a[3].u.dtype);
 }
 
-/* .tensors(tensors, scales, zero_points, dtype): element i with scales[i], zero_points[i] */
+/* .tensors(tensors, scales, zero_points, dtype): element i with scales[i].item(), zero_points[i].item(),
+ * one element after another as upstream's loop reads them (select()'s IndexError, item()'s
+ * RuntimeError), zero_points[i] before scales[i] (measured) */
 PyObject *tn_op_quantize_per_tensor_tensors(tn_value *a) {
     PyObject *ts = a[0].u.obj;
     Py_ssize_t n = PyTuple_Size(ts);
-    const tn_tensor *s = tn_tensor_of(a[1].u.obj), *z = tn_tensor_of(a[2].u.obj);
-    if (tn_numel(s) < n || tn_numel(z) < n || s->ndim != 1 || z->ndim != 1) return tn_fq_error("quantize_per_tensor: scales and zero_points need one element per tensor");
     PyObject *out = PyList_New(n);
     for (Py_ssize_t i = 0; out && i < n; i++) {
         tn_value sv, zv;
-        tn_cr_load(tn_data(s) + i * s->strides[0] * tn_dtype_itemsize(s->dtype), s->dtype, &sv);
-        tn_cr_load(tn_data(z) + i * z->strides[0] * tn_dtype_itemsize(z->dtype), z->dtype, &zv);
-        PyObject *r = quantize_tensor(PyTuple_GetItem(ts, i), (float)tn_fq_num_f(&sv), tn_fq_num_i(&zv), a[3].u.dtype);
+        PyObject *zi = tn_at_select_int(a[2].u.obj, 0, i), *si = NULL, *r = NULL;
+        if (zi && tn_fq_item(zi, &zv) == 0 && (si = tn_at_select_int(a[1].u.obj, 0, i)) && tn_fq_item(si, &sv) == 0)
+            r = quantize_tensor(PyTuple_GetItem(ts, i), (float)tn_fq_num_f(&sv), tn_fq_num_i(&zv), a[3].u.dtype);
+        Py_XDECREF(si);
+        Py_XDECREF(zi);
         if (!r) Py_CLEAR(out);
         else PyList_SetItem(out, i, r);
     }

@@ -802,6 +802,19 @@ static PyObject *hash_tensor_impl(tn_value *a, PyObject *out) {
                      tn_dtype_cpp_name(tn_tensor_of(out)->dtype));
         return NULL;
     }
+    if (tn_numel(t) == 0 && a[1].tag != TN_V_NONE) {
+        /* each given dim's size is read (wrapped, in order) before the repeats are looked for
+         * (measured: docs/breadth_more2.md "group types (session 37)") */
+        int nd = a[1].tag == TN_V_INT ? 1 : a[1].u.ints.n;
+        for (int i = 0; i < nd; i++) {
+            int64_t d = a[1].tag == TN_V_INT ? a[1].u.i : a[1].u.ints.v[i], w;
+            if (tn_wrap_dim(d, t->ndim, &w) < 0) return NULL;
+            if (t->ndim > 0 && t->sizes[w] == 0) {
+                PyErr_Format(PyExc_IndexError, "hash_tensor: Expected reduction dim %lld to have non-zero size.", (long long)d);
+                return NULL;
+            }
+        }
+    }
     if (tn_dims_mask(t, &a[1], true, &mask) < 0) return NULL;
     if (tn_numel(t) == 0) {
         bool all = a[1].tag == TN_V_NONE || (a[1].tag != TN_V_INT && a[1].u.ints.n == 0);

@@ -311,7 +311,7 @@ rev_fail:
 typedef struct {
     int kind;
     PyObject *input;           /* (T, B, F) after batch_first, or packed data */
-    const int64_t *bs;         /* packed: batch sizes, else NULL */
+    int64_t *bs;               /* packed: batch sizes (read by layer_stack), else NULL */
     int64_t nsteps;
     hid *h0;                   /* per layer-direction, owned by the caller */
     Py_ssize_t nh;
@@ -320,7 +320,9 @@ typedef struct {
     int64_t num_layers;
     double dropout;
     bool train, bidir;
+    PyObject *bsizes;          /* packed: the batch_sizes tensor, read after the counts' checks */
 } rnn_run;
+static int64_t *batch_sizes_of(PyObject *t, int64_t *n);
 
 /* apply_layer_stack: returns the last layer's output; fin[] (nh entries) the final hiddens */
 static PyObject *layer_stack(rnn_run *R, hid *fin) {
@@ -337,6 +339,8 @@ static PyObject *layer_stack(rnn_run *R, hid *fin) {
         PyErr_SetString(PyExc_RuntimeError, "Expected more weights in stacked_rnn");
         return NULL;
     }
+    /* upstream reads a packed sequence's batch_sizes after hx.unbind(0) and these counts (measured) */
+    if (R->bsizes && !(R->bs = batch_sizes_of(R->bsizes, &R->nsteps))) return NULL;
     PyObject *x = Py_NewRef(R->input);
     for (int64_t l = 0; l < R->num_layers; l++) {
         PyObject *out = NULL;
@@ -395,7 +399,13 @@ static PyObject *unbind0(PyObject *t) {
 /* batch sizes of a packed sequence: a 1-D CPU int64 tensor, copied out */
 static int64_t *batch_sizes_of(PyObject *t, int64_t *n) {
     const tn_tensor *bt = tn_tensor_of(t);
-    if (bt->ndim != 1 || bt->dtype != TN_DTYPE_I64 || !tn_data(bt)) {
+    /* upstream reads batch_sizes.size(0), then its data as int64 (measured) */
+    if (tn_size_read(bt, 0) < 0) return NULL;
+    if (bt->dtype != TN_DTYPE_I64) {
+        PyErr_Format(PyExc_RuntimeError, "expected scalar type Long but found %s", tn_dtype_cpp_name(bt->dtype));
+        return NULL;
+    }
+    if (bt->ndim != 1 || !tn_data(bt)) {
         PyErr_SetString(PyExc_RuntimeError, "batch_sizes must be a 1-D CPU int64 tensor");
         return NULL;
     }
@@ -446,11 +456,7 @@ static PyObject *rnn_common(int kind, PyObject *input, PyObject *bsizes, PyObjec
         }
     }
     if (gather_params(params, has_biases, proj, &p, &np) < 0) goto done;
-    int64_t nsteps = 0;
-    if (bsizes) {
-        if (!(bs = batch_sizes_of(bsizes, &nsteps))) goto done;
-        x = Py_NewRef(input);
-    } else if (!(x = batch_first ? tn_at_transpose_int(input, 0LL, 1LL) : Py_NewRef(input))) goto done;
+    if (!bsizes && !(x = batch_first ? tn_at_transpose_int(input, 0LL, 1LL) : Py_NewRef(input))) goto done;
     if (kind == CELL_LSTM) {
         if (!(hl = unbind0(PyTuple_GetItem(hxs, 0))) || !(cl = unbind0(PyTuple_GetItem(hxs, 1)))) goto done;
         nh = PyTuple_Size(hl);
@@ -458,6 +464,7 @@ static PyObject *rnn_common(int kind, PyObject *input, PyObject *bsizes, PyObjec
         if (!(hl = unbind0(hx_obj))) goto done;
         nh = PyTuple_Size(hl);
     }
+    if (bsizes) x = Py_NewRef(input);
     h0 = PyMem_Calloc(nh ? (size_t)nh : 1, sizeof *h0);
     fin = PyMem_Calloc(nh ? (size_t)nh : 1, sizeof *fin);
     if (!h0 || !fin) { PyErr_NoMemory(); goto done; }
@@ -468,8 +475,10 @@ static PyObject *rnn_common(int kind, PyObject *input, PyObject *bsizes, PyObjec
             h0[i].c = Py_NewRef(PyTuple_GetItem(cl, i));
         }
     }
-    rnn_run R = {kind, x, bs, nsteps, h0, nh, p, np, num_layers, dropout, train, bidir};
-    if (!(out = layer_stack(&R, fin))) goto done;
+    rnn_run R = {kind, x, NULL, 0, h0, nh, p, np, num_layers, dropout, train, bidir, bsizes};
+    out = layer_stack(&R, fin);
+    bs = R.bs;   /* freed below */
+    if (!out) goto done;
     tlist hs = {0}, cs = {0};
     for (Py_ssize_t i = 0; i < nh; i++) {
         if (tl_push(&hs, Py_NewRef(fin[i].h)) < 0) break;
@@ -755,8 +764,8 @@ PyObject *tn_op__pad_packed_sequence(tn_value *a) {
     if (!bs) return NULL;
     PyObject *out = NULL, *lens = NULL, *pad = NULL, *res = NULL;
     const tn_tensor *dt = tn_tensor_of(data);
-    if (nsteps == 0) {
-        PyErr_SetString(PyExc_IndexError, "index 0 is out of bounds for dimension 0 with size 0");
+    if (nsteps == 0) {   /* measured on 2.13.0, whatever total_length and data */
+        PyErr_SetString(PyExc_RuntimeError, "batch_sizes can not be empty");
         goto done;
     }
     int64_t mbs = bs[0], maxlen = nsteps;

@@ -70,7 +70,9 @@ PyObject *tn_op__masked_softmax(tn_value *a) {
         return NULL;
     }
     bool has_type = a[3].tag == TN_V_INT;
-    int64_t type = has_type ? a[3].u.i : 2;
+    /* no mask_type with a 4-d input and a 2-d mask: no shape check, "Mask Type should be defined"
+     * after dim is wrapped (measured: docs/breadth_more2.md "group types (session 37)") */
+    int64_t type = has_type ? a[3].u.i : -1;
     bool has_dim = a[2].tag == TN_V_INT;
     if (m->ndim != 2 || x->ndim != 4) type = 2, has_type = true;
     PyObject *mc = NULL;
@@ -171,14 +173,14 @@ PyObject *tn_op__masked_softmax_backward(tn_value *a) {
         return NULL;
     }
     const tn_tensor *y = TN_T(a[1]);
+    int64_t dim;   /* upstream wraps dim before anything reads the output */
+    if (tn_wrap_dim(a[3].tag == TN_V_INT ? a[3].u.i : y->ndim - 1, g->ndim, &dim) < 0) return NULL;
     same = y->ndim == g->ndim;
     for (int i = 0; same && i < g->ndim; i++) same = y->sizes[i] == g->sizes[i];
     if (!same) {   /* upstream reads past a smaller output */
         PyErr_SetString(PyExc_RuntimeError, "_masked_softmax_backward: output shape should match grad shape");
         return NULL;
     }
-    int64_t dim;
-    if (tn_wrap_dim(a[3].tag == TN_V_INT ? a[3].u.i : y->ndim - 1, g->ndim, &dim) < 0) return NULL;
     if (!attn_float(g->dtype)) { refuse_dtype("masked_softmax_backward", g->dtype); return NULL; }
     if (y->dtype != g->dtype) {
         PyErr_Format(PyExc_RuntimeError, "expected scalar type %s but found %s", tn_dtype_cpp_name(g->dtype),
@@ -221,11 +223,10 @@ PyObject *tn_op__masked_softmax_backward(tn_value *a) {
 PyObject *tn_op__transform_bias_rescale_qkv(tn_value *a) {
     const tn_tensor *q = TN_T(a[0]), *b = TN_T(a[1]);
     int64_t nh = a[2].u.i;
-    if (q->ndim != 3) {
-        PyErr_Format(PyExc_IndexError, "Dimension out of range (expected to be in range of [-%d, %d], but got 2)",
-                     q->ndim ? q->ndim : 1, q->ndim ? q->ndim - 1 : 0);
-        return NULL;
-    }
+    /* upstream reads qkv.size(0), size(1), size(2) in turn (their IndexErrors), dims past the third
+     * unread (measured) */
+    for (int d = 0; d < 3; d++)
+        if (tn_size_read(q, d) < 0) return NULL;
     int64_t B = q->sizes[0], T = q->sizes[1], D3 = q->sizes[2], D = D3 / 3;
     if (nh == 0 || D % nh != 0) {
         PyErr_SetString(nh == 0 ? PyExc_ZeroDivisionError : PyExc_RuntimeError,
@@ -238,6 +239,10 @@ PyObject *tn_op__transform_bias_rescale_qkv(tn_value *a) {
                                             "improved?  If so, please report an enhancement request to PyTorch.)");
         return NULL;
     }
+    /* more dims: upstream's kernel reads the first B * T * 3D elements of the contiguous data, as here
+     * (measured); with fewer elements it would read past them */
+    if (q->ndim > 3 && tn_numel(q) < B * T * D3)
+        return tn_not_implemented("_transform_bias_rescale_qkv of a qkv with fewer elements than its first three sizes");
     const tn_dtype dt = q->dtype;
     if (!attn_float(dt)) { refuse_dtype("transform_bias_rescale_qkv", dt); return NULL; }
     if (b->dtype != dt) {
