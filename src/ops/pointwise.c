@@ -233,6 +233,13 @@ static PyObject *unary_ex(tn_unary_op op, const char *name, unsigned fl, tn_valu
                                op == TN_UNARY_ISINF || op == TN_UNARY_ISFINITE))
         return unary_c32(op, name, a, out, inplace, fl);
     tn_loop loop = tn_unary_loop(op, ct);
+    if (!loop && op == TN_UNARY_BITWISE_NOT && tn_door_on_meta()) {
+        /* its meta function builds the iterator only: float / complex run on meta (measured) */
+        if (urun_checks(name, self, ct, out, inplace, fl & U_STRICT, true) < 0) return NULL;
+        if (inplace || out) return Py_NewRef(inplace ? self : out);
+        const tn_tensor *t0 = TN_T(a[0]);
+        return tn_new_result(t0->ndim, t0->sizes, ct, 1, &t0);
+    }
     /* uint16/32/64 and float8 have a few kernels (kernels/ref/unary.c); urun refuses the rest
      * in upstream's words after the out= checks, complex32 by name */
     return urun_ex(name, loop, ctx, self, ct, tn_unary_out_dtype(op, ct), out, inplace, fl & U_STRICT, true,
@@ -618,8 +625,8 @@ static PyObject *binary(const bspec *s, tn_value *a, tn_value *b, PyObject *out,
     if (!barebones && tn_require_computable(s->name, ct) < 0) return NULL;
     /* the bitwise ops' meta functions build the iterator only: a dtype without a CPU kernel (a
      * float bitwise_and) gets its meta result (the door runs meta calls on CPU stand-ins); not
-     * the dunders' __lshift__ / __rshift__ (their meta wants an integral self) nor the dunders'
-     * Tensor forms (measured: mixed meta / CPU operands refuse there, docs/breadth_more2.md) */
+     * the dunders' __lshift__ / __rshift__ (their meta wants an integral self); the dunders'
+     * Tensor forms check devices first (dunder_tt below) */
     if (!loop && tn_door_on_meta() && (s->fl & B_META))
         return inplace ? Py_NewRef(a->u.obj) : out ? Py_NewRef(out) : tn_new_result(nd, shape, rt, 2, ts);
     if (!loop) /* after the shape / dtype checks, as upstream */
@@ -730,12 +737,26 @@ B_TS6(bitwise_xor, bs_xor)
 DEF(bitwise_and_Scalar_Tensor, b_st(&bs_and, a, NULL))
 DEF(bitwise_or_Scalar_Tensor, b_st(&bs_or, a, NULL))
 DEF(bitwise_xor_Scalar_Tensor, b_st(&bs_xor, a, NULL))
+/* The dunders' Tensor forms on meta (measured): two tensors on different devices (a CPU 0-dim
+ * one joins any) are refused as the references' prims do, naming the first one's device as the
+ * expected one; tensors on one device get the meta result, as bitwise_and's (B_META). */
+static PyObject *dunder_tt(const bspec *meta_s, const bspec *s, tn_value *a, bool inplace) {
+    if (!tn_door_on_meta() || meta_s == s) return b_tt(s, a, NULL, inplace);
+    tn_device_type dx = tn_door_arg_device(a[0].u.obj), dy = tn_door_arg_device(a[1].u.obj);
+    bool xs = dx == TN_DEVICE_CPU && TN_T(a[0])->ndim == 0, ys = dy == TN_DEVICE_CPU && TN_T(a[1])->ndim == 0;
+    if (dx != dy && !xs && !ys) {
+        PyErr_Format(PyExc_RuntimeError, "Tensor on device %s is not on the expected device %s!",
+                     dy == TN_DEVICE_META ? "meta" : "cpu", dx == TN_DEVICE_META ? "meta" : "cpu");
+        return NULL;
+    }
+    return b_tt(meta_s, a, NULL, inplace);
+}
 /* the dunder overloads: __and__.Scalar/Tensor, __iand__.Scalar/Tensor, ... */
 #define DUNDER(nm, S, ST)                                                                       \
     DEF(__##nm##___Scalar, b_ts(&S, a, NULL, false))                                            \
-    DEF(__##nm##___Tensor, b_tt(&ST, a, NULL, false))                                           \
+    DEF(__##nm##___Tensor, dunder_tt(&S, &ST, a, false))                                        \
     DEF(__i##nm##___Scalar, b_ts(&S, a, NULL, true))                                            \
-    DEF(__i##nm##___Tensor, b_tt(&ST, a, NULL, true))
+    DEF(__i##nm##___Tensor, dunder_tt(&S, &ST, a, true))
 DUNDER(and, bs_and, bs_and_t)
 DUNDER(or, bs_or, bs_or_t)
 DUNDER(xor, bs_xor, bs_xor_t)
@@ -1085,8 +1106,26 @@ static PyObject *clamp_scalar(tn_value *self, const tn_value *mn, const tn_value
     bool hl = mn && mn->tag != TN_V_NONE, hh = mx && mx->tag != TN_V_NONE;
     if (!hl && !hh) return clamp_none(out != NULL);
     tn_dtype dt = TN_T(*self)->dtype, ct = dt;
+    if (one && tn_door_on_meta() && (tn_dtype_is_complex(dt) || (hl ? mn : mx)->tag == TN_V_COMPLEX)) {
+        /* clamp_min / clamp_max on meta are upstream's references: the bound promotes, nothing
+         * refuses complex, the result is cast into an out= / in-place self (measured) */
+        tn_value vals[2] = {*self, *(hl ? mn : mx)};
+        ct = tn_result_type(2, vals);
+        if (ct == TN_DTYPE_UNDEFINED) return NULL;
+        PyObject *target = inplace ? self->u.obj : out;
+        tn_dtype td = target ? tn_tensor_of(target)->dtype : ct;
+        if (!tn_can_cast(ct, td)) {
+            PyErr_Format(PyExc_RuntimeError, "Attempting to cast from torch.%s to out tensor with dtype torch.%s, but "
+                         "this can't be cast because it is not safe!", tn_dtype_infos[ct].name, tn_dtype_infos[td].name);
+            return NULL;
+        }
+        const tn_tensor *t0 = TN_T(*self);
+        if (inplace) return Py_NewRef(target);
+        if (out) return tn_out_prepare(out, t0->ndim, t0->sizes, td, "clamp") < 0 ? NULL : Py_NewRef(out);
+        return tn_new_result(t0->ndim, t0->sizes, ct, 1, &t0);
+    }
     if (tn_dtype_is_complex(dt)) return clamp_cplx();
-    if (one && ((hl ? mn : mx)->tag == TN_V_COMPLEX)) return clamp_cplx();   /* clamp_min / clamp_max's meta */
+    if (one && ((hl ? mn : mx)->tag == TN_V_COMPLEX)) return clamp_cplx();
     if (!tn_dtype_is_floating(dt)) {
         tn_value vals[3];
         int n = 0;

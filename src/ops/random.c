@@ -261,6 +261,7 @@ static PyObject *normal_impl(PyObject *self, double mean, double std, tn_generat
     tn_tensor *t = tn_tensor_of(self);
     if (tn_door_on_meta()) return meta_normal_check(std, t->dtype) < 0 ? NULL : Py_NewRef(self);
     if (check_std(std) < 0) return NULL;
+    if (tn_numel(t) == 0) return Py_NewRef(self);   /* nothing to fill: no dtype dispatch (measured) */
     if (!is_float(real_of(t->dtype))) return tn_kernel_missing("normal_kernel_cpu", t->dtype);
     two_d c = {mean, tn_dtype_is_complex(t->dtype) ? std / sqrt(2.0) : std};
     if (fill_tensor(self, g, f_normal, &c) < 0) return NULL;
@@ -656,6 +657,7 @@ static PyObject *bernoulli_scalar(PyObject *self, double p, tn_generator *g) {
         return NULL;
     }
     tn_dtype dt = tn_tensor_of(self)->dtype;
+    if (tn_numel(tn_tensor_of(self)) == 0) return Py_NewRef(self);   /* no dtype dispatch (measured) */
     if (tn_dtype_is_complex(dt) || !tn_dtype_computable(dt)) return tn_kernel_missing("bernoulli_scalar_cpu_", dt);
     if (fill_tensor(self, g, f_bern_scalar, &p) < 0) return NULL;
     return Py_NewRef(self);
@@ -666,6 +668,8 @@ static PyObject *bernoulli_tensor(PyObject *self, PyObject *p, tn_generator *g) 
     if (tn_door_on_meta()) return Py_NewRef(self); /* no meta checks */
     tn_tensor *t = tn_tensor_of(self), *pt = tn_tensor_of(p);
     if (tn_check_overlap(self, 0, NULL) < 0) return NULL;   /* self's internal overlap first (measured) */
+    /* an empty self returns before p is expanded or either dtype dispatched (measured) */
+    if (tn_numel(t) == 0) return Py_NewRef(self);
     /* upstream expands p to self's shape before dispatching on the dtypes (measured) */
     PyObject *pe = tn_at_expand(p, TN_IN(t->sizes, t->ndim), false);
     if (!pe) return NULL;
@@ -740,7 +744,7 @@ PyObject *tn_op_bernoulli(tn_value *a) {
     tn_generator *g = gen_of(&a[1]);
     if (!g) return NULL;
     tn_tensor *t = TN_T(a[0]);
-    if (!is_float(t->dtype) && !tn_door_on_meta()) return tn_kernel_missing("bernoulli_tensor_cpu_p_", t->dtype);
+    if (!is_float(t->dtype) && !tn_door_on_meta() && tn_numel(t) != 0) return tn_kernel_missing("bernoulli_tensor_cpu_p_", t->dtype);
     PyObject *res = new_like(a[0].u.obj, t->dtype);
     TN_FILL_OR_FAIL(res, bernoulli_tensor(res, a[0].u.obj, g));
     return res;

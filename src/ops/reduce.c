@@ -343,7 +343,9 @@ static PyObject *allany(bool is_all, tn_value *self, const tn_value *dimv, bool 
     uint64_t mask;
     if (tn_dims_mask(t, dimv, false, &mask) < 0) return NULL;
     /* a uint8 result reduces self cast to uint8 (measured: any(x, out=uint8) of -0.7 and 0.4 is 0) */
+    /* complex32 reduces as its exact widening to complex64 (upstream's kernel tests each value != 0) */
     PyObject *in = od == TN_DTYPE_U8 && t->dtype != TN_DTYPE_U8 ? tn_as_dtype(self->u.obj, TN_DTYPE_U8, false)
+                   : t->dtype == TN_DTYPE_C32                   ? tn_as_dtype(self->u.obj, TN_DTYPE_C64, false)
                                                                 : Py_NewRef(self->u.obj);   /* (uint16/32/64, float8: run_reduce reads it as bool) */
     if (!in) return NULL;
     PyObject *r = run_reduce(is_all ? TN_REDUCE_ALL : TN_REDUCE_ANY, name, in, mask, keepdim, od);
