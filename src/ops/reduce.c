@@ -163,14 +163,23 @@ static PyObject *mean_impl(tn_value *self, const tn_value *dimv, bool keepdim, c
         }
         if (is_float_or_complex(o)) od = o;
     }
+    /* a float8 input into an out= of a computable floating dtype: upstream's reduction runs in out's
+     * dtype, the float8 values cast to it first (measured equal to x.to(out.dtype).mean(...)) */
+    bool f8in = out && !(dt && dt->tag == TN_V_DTYPE) && tn_dtype_infos[t->dtype].kind == TN_KIND_FLOAT8 &&
+                tn_dtype_is_floating(od) && tn_dtype_computable(od) && !is_meta(t);
+    PyObject *src = f8in ? tn_as_dtype(self->u.obj, od, false) : Py_NewRef(self->u.obj);
+    if (!src) return NULL;
+    PyObject *r;
     if (od == TN_DTYPE_F16 || od == TN_DTYPE_BF16) {
         /* upstream (CPU): a float32 sum of the input, divided in float32, then cast once */
-        PyObject *r32 = run_reduce(TN_REDUCE_MEAN, "mean", self->u.obj, mask, keepdim, TN_DTYPE_F32);
-        PyObject *r = r32 ? tn_as_dtype(r32, od, false) : NULL;
+        PyObject *r32 = run_reduce(TN_REDUCE_MEAN, "mean", src, mask, keepdim, TN_DTYPE_F32);
+        r = r32 ? tn_as_dtype(r32, od, false) : NULL;
         Py_XDECREF(r32);
-        return tn_out_deliver_overlap(r, out, "mean", false);
+    } else {
+        r = run_reduce(TN_REDUCE_MEAN, "mean", src, mask, keepdim, od);
     }
-    return tn_out_deliver_overlap(run_reduce(TN_REDUCE_MEAN, "mean", self->u.obj, mask, keepdim, od), out, "mean", false);
+    Py_DECREF(src);
+    return tn_out_deliver_overlap(r, out, "mean", false);
 }
 
 PyObject *tn_op_mean(tn_value *a) { return mean_impl(&a[0], NULL, false, &a[1], NULL); }
@@ -529,6 +538,19 @@ static PyObject *var_std(bool take_sqrt, bool with_mean, tn_value *self, const t
             PyErr_Format(PyExc_RuntimeError, "std_var_all: Unsupported dtype %s", tn_dtype_cpp_name(rt));
             return NULL;
         }
+    }
+    if (tn_dtype_infos[t->dtype].kind == TN_KIND_FLOAT8 && out && !with_mean && !is_meta(t) && nout > 1 &&
+        is_float_or_complex(tn_tensor_of(out)->dtype) && tn_dtype_computable(tn_tensor_of(out)->dtype) &&
+        !tn_dtype_is_complex(tn_tensor_of(out)->dtype)) {
+        /* upstream's out= reduction runs in out's dtype: the float8 values cast to it first
+         * (measured equal to x.to(out.dtype).var(...), docs/breadth_more2.md group nieok, session 37);
+         * one output element goes to the all-elements kernel, which refuses float8 (below) */
+        tn_value w = *self;
+        w.u.obj = tn_as_dtype(self->u.obj, tn_tensor_of(out)->dtype, false);
+        if (!w.u.obj) return NULL;
+        PyObject *r = var_std(take_sqrt, with_mean, &w, dimv, correction, keepdim, out, mean_out);
+        Py_DECREF(w.u.obj);
+        return r;
     }
     if (tn_dtype_infos[t->dtype].kind == TN_KIND_FLOAT8 && tn_numel(t) > 0) {
         /* upstream's CPU kernels: one output element goes to its all-elements path, which names the

@@ -432,6 +432,16 @@ PyObject *tn_op_polar_out(tn_value *a) { return complex_run(a[0].u.obj, a[1].u.o
 
 /* ---------------------------------------------------------------- nansum / nanmean */
 /* nansum: the sum of self with nan entries replaced by 0 (args: self, dim, keepdim, dtype[, out]) */
+/* a float8 self with an out= of a computable floating dtype: upstream's out= reduction runs in out's
+ * dtype, the float8 values cast to it first (measured equal to x.to(out.dtype).nansum() / nanmean(),
+ * docs/breadth_more2.md group nieok, session 37); NULL (no error) when that does not apply */
+static PyObject *f8_into_out_dtype(const tn_value *self, PyObject *out) {
+    tn_dtype dt = TN_T(*self)->dtype, od = out ? tn_tensor_of(out)->dtype : dt;
+    if (!out || tn_door_on_meta() || tn_dtype_infos[dt].kind != TN_KIND_FLOAT8 || !tn_dtype_is_floating(od) ||
+        !tn_dtype_computable(od))
+        return NULL;
+    return tn_as_dtype(self->u.obj, od, false);
+}
 static PyObject *nansum_run(tn_value *a, bool with_out) {
     tn_dtype dt = TN_T(a[0])->dtype;
     /* upstream's functional form wraps the dims first (measured; its out= form refuses complex first) */
@@ -448,8 +458,34 @@ static PyObject *nansum_run(tn_value *a, bool with_out) {
                      tn_dtype_cpp_name(tn_tensor_of(a[4].u.obj)->dtype), tn_dtype_cpp_name(a[3].u.dtype));
         return NULL;
     }
+    /* a float8 self is summed in the result's dtype (dtype=, else out='s, else its own): cast to it
+     * first when that dtype has a kernel, else refused unless empty (measured: the kernel is not
+     * dispatched for an empty self, nor on meta) */
+    bool f8 = tn_dtype_infos[dt].kind == TN_KIND_FLOAT8 && !tn_door_on_meta();
+    if (f8) {
+        tn_dtype target = a[3].tag == TN_V_DTYPE ? a[3].u.dtype : with_out ? tn_tensor_of(a[4].u.obj)->dtype : dt;
+        if (tn_dtype_is_floating(target) && tn_dtype_computable(target)) {
+            tn_value wa[5];
+            memcpy(wa, a, sizeof(tn_value) * (with_out ? 5 : 4));
+            if (!(wa[0].u.obj = tn_as_dtype(a[0].u.obj, target, false))) return NULL;
+            PyObject *r = nansum_run(wa, with_out);
+            Py_DECREF(wa[0].u.obj);
+            return r;
+        }
+        if (tn_numel(TN_T(a[0])) > 0) return tn_kernel_missing("nansum_cpu", target);
+        /* empty: the zeros (or empty result) of float32, in the result's dtype */
+        tn_value wa[4];
+        memcpy(wa, a, sizeof wa);
+        wa[3].tag = TN_V_NONE;
+        if (!(wa[0].u.obj = tn_as_dtype(a[0].u.obj, TN_DTYPE_F32, false))) return NULL;
+        PyObject *r32 = nansum_run(wa, false);
+        Py_DECREF(wa[0].u.obj);
+        PyObject *r = r32 ? tn_as_dtype(r32, target, false) : NULL;
+        Py_XDECREF(r32);
+        return with_out ? tn_out_deliver(r, a[4].u.obj, "nansum") : r;
+    }
     PyObject *clean;
-    if (tn_dtype_is_floating(dt)) {
+    if (tn_dtype_is_floating(dt) && tn_dtype_infos[dt].kind != TN_KIND_FLOAT8) {
         PyObject *m = tn_at_isnan(a[0].u.obj);
         clean = m ? tn_at_masked_fill_Scalar(a[0].u.obj, m, TN_SD(0.0)) : NULL;
         Py_XDECREF(m);
@@ -484,6 +520,18 @@ static PyObject *nanmean_run(tn_value *a, PyObject *out) {
         PyErr_Format(PyExc_RuntimeError, "nanmean(): could not infer output dtype. Optional dtype must be either a "
                      "floating point or complex dtype. Got: %s", tn_dtype_cpp_name(a[3].u.dtype));
         return NULL;
+    }
+    if (a[3].tag != TN_V_DTYPE) {
+        PyObject *w = f8_into_out_dtype(&a[0], out);
+        if (w || PyErr_Occurred()) {
+            if (!w) return NULL;
+            tn_value wa[5];
+            memcpy(wa, a, sizeof wa);
+            wa[0].u.obj = w;
+            PyObject *r = nanmean_run(wa, out);
+            Py_DECREF(w);
+            return r;
+        }
     }
     /* the out= form sums into out= (nansum.out): complex self refused first (nansum's check), then
      * the kernel, dispatched over out='s dtype (floating only: "nansum_cpu"), unless empty */

@@ -110,3 +110,27 @@ cases("fuzz_nieok4_empty", {
               "torch.uint16, torch.complex32) for s in ((0,), (3, 0))] + "
               "[A.linalg__powsum.default(e(torch.int64, (3, 0)), 2, [1]), A.linalg__powsum.default(e(torch.bool, (0, 3)), 2, [0], True)]",
 }, setup=SETUP)
+
+cases("fuzz_nieok4_f8_out", {
+    # a float8 input into an out= of a floating dtype: the reduction in out's dtype
+    "runs": "g = torch.Generator().manual_seed(5); xs = (torch.randn(7, 9, generator=g) * 3); "
+            "[f(xs.to(dt), torch.empty(0, dtype=od)) for dt in (torch.float8_e4m3fn, torch.float8_e5m2, torch.float8_e4m3fnuz) "
+            "for od in (torch.float32, torch.float64, torch.float16, torch.bfloat16) for f in ("
+            "lambda t, o: A.mean.out(t, [0], out=o), lambda t, o: A.mean.out(t, [1], True, out=o), "
+            "lambda t, o: A.mean.dtype_out(t, out=o), lambda t, o: A.nanmean.out(t, out=o), lambda t, o: A.nansum.out(t, out=o), "
+            "lambda t, o: A.nansum.out(t, [1], out=o), lambda t, o: A.std.out(t, [0], out=o), lambda t, o: A.var.out(t, [1], out=o), "
+            "lambda t, o: torch.std(t, 1, correction=0, out=o), lambda t, o: torch.var(t, 0, out=o), "
+            "lambda t, o: torch.mean(t, out=o), lambda t, o: torch.nanmean(t, 0, out=o))]",
+    "nan": "t = torch.tensor([[1., nan, 3.], [nan, 2., 0.5]]).to(torch.float8_e5m2); "
+           "[A.nansum.out(t, out=torch.empty(0)), A.nanmean.out(t, [1], out=torch.empty(0)), A.mean.out(t, [0], out=torch.empty(0))]",
+    "nansum": "[torch.nansum(e(d)) for d in (torch.float8_e4m3fn, torch.float8_e5m2)] + "
+              "[torch.nansum(e(torch.float8_e4m3fn, (0, 3)), 1), torch.nansum(e(torch.float8_e4m3fn, (2, 0)), 0), "
+              "torch.nansum(x.to(torch.float8_e4m3fn), dtype=torch.float32), torch.nansum(x.to(torch.float8_e5m2), 1, dtype=torch.float64), "
+              "err(lambda: torch.nansum(torch.tensor(1.).to(torch.float8_e4m3fn))), "
+              "err(lambda: torch.nansum(x.to(torch.float8_e4m3fn), 5)), "
+              "err(lambda: torch.nansum(x.to(torch.float8_e4m3fn), dtype=torch.float32, out=torch.empty(0, dtype=torch.float64)))]",
+    # one output element: the all-elements kernel refuses float8 whatever out= is
+    "refused": "t = x.to(torch.float8_e4m3fn); "
+               "[err(lambda: torch.var(t, out=torch.empty(0))), err(lambda: A.std.out(t, [0, 1], out=torch.empty(0))), "
+               "err(lambda: torch.mean(t)), err(lambda: torch.nansum(t)), err(lambda: torch.std(t, 0))]",
+}, setup=SETUP)
