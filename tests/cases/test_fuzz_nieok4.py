@@ -101,7 +101,9 @@ cases("fuzz_nieok4_empty", {
               "for s in ((0,), (3, 0)) for f in (lambda t: A.bernoulli.default(t), "
               "lambda t: A.bernoulli.out(t, out=torch.ones(2, 3)), lambda t: A.bernoulli_.float(t), lambda t: A.normal_.default(t), "
               "lambda t: A.randn_like.default(t), lambda t: A.bernoulli_.Tensor(t, torch.tensor([5]))) ] + "
-              "[sh(A.normal.Tensor_Tensor(e(torch.int64), e(torch.int64))), sh(A.normal.Tensor_float(e(torch.bool)))]",
+              "[sh(A.normal.Tensor_Tensor(e(torch.int64), e(torch.int64))), sh(A.normal.Tensor_float(e(torch.bool))), "
+              "sh(A.normal.float_Tensor(2, e(torch.int64))), sh(A.normal.float_Tensor(2.5, e(torch.bool, (3, 0)))), "
+              "err(lambda: A.normal.float_Tensor(2, e(torch.complex64)))]",
     "random_refused": "[err(lambda: A.normal_.default(torch.ones(2, dtype=torch.int64))), "
                       "err(lambda: A.bernoulli.default(torch.ones(2, dtype=torch.int64))), "
                       "err(lambda: A.normal_.default(e(torch.int64), 0, -1)), "
