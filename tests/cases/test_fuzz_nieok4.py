@@ -8,7 +8,7 @@ refused by name, group nieok (session 37)"):
 - bitwise and / or / xor (the dunders' Tensor forms too), bitwise_not, gcd, lcm, igamma, xlog1py,
   zeta, the polynomials, clamp_min / clamp_max with a complex bound, on meta tensors of a dtype
   without a CPU kernel: the meta result (mixed meta / CPU dunder operands refused as upstream);
-- all / any of complex32; complex(float16, float16) into complex32;
+- all / any, sgn and addcmul of complex32; complex(float16, float16) into complex32;
 - empty inputs of softmax / log_softmax / _safe_softmax, bernoulli, normal_, randn_like and
   linalg__powsum of any dtype: no dtype dispatch.
 """
@@ -81,6 +81,21 @@ cases("fuzz_nieok4_c32", {
                "[A.all.default(c), A.any.default(c), A.all.dim(c, 0), A.any.dim(c, 1), A.all.dims(c), A.any.dims(c, [0], True), "
                "torch.all(c, 1), c.any(), torch.all(c[:0]), torch.any(c, 0, out=torch.empty(0, dtype=torch.bool)), "
                "torch.all(torch.zeros(3, dtype=torch.complex32)), torch.any(torch.tensor([0j, 1j]).to(torch.complex32))]",
+    "sgn": "g = torch.Generator().manual_seed(1); re_ = (torch.randn(4000, generator=g) * 3).half(); "
+           "im_ = (torch.randn(4000, generator=g) * 3).half(); re_[:50] = 0; im_[25:75] = 0; re_[100] = math.inf; "
+           "im_[101] = nan; re_[102] = -math.inf; im_[102] = math.inf; z = torch.complex(re_.float(), im_.float()).to(torch.complex32); "
+           "o = torch.empty(0, dtype=torch.complex32); zz = z.clone(); "
+           "[torch.sgn(z), A.sgn.default(z.view(40, 100).t()), torch.sgn(z, out=o), o, A.sgn_.default(zz), zz, "
+           "err(lambda: torch.sgn(z, out=torch.empty(0, dtype=torch.complex64)))]",
+    "addcmul": "g = torch.Generator().manual_seed(2); "
+               "c = lambda *s: torch.complex(torch.randn(*s, generator=g) * 2, torch.randn(*s, generator=g) * 2).to(torch.complex32); "
+               "s0, t1, t2 = c(50, 40), c(50, 40), c(40); s1 = s0.clone(); o = torch.empty(0, dtype=torch.complex32); "
+               "[torch.addcmul(s0, t1, t2), torch.addcmul(s0, t1, t2, value=0.3), torch.addcmul(s0, t1, t2, value=1e-3 + 2j), "
+               "A.addcmul.default(s0.t(), t1.t(), t2[:, None]), torch.addcmul(s0, t1.half() if False else t1, t2.to(torch.complex32), value=-7), "
+               "torch.addcmul(s0, t1, t2, out=o), o, s1.addcmul_(t1, t2, value=0.5), s1, "
+               "torch.addcmul(s0, torch.arange(40).half(), t2), "
+               "err(lambda: torch.addcmul(s0, t1, t2, out=torch.empty(0, dtype=torch.float16))), "
+               "err(lambda: t2.clone().addcmul_(t1, t2))]",
     "complex_f16": "h = (torch.randn(3, 4, generator=torch.Generator().manual_seed(3)) * 100).half(); "
                    "[torch.complex(h, h.flip(1)), A.complex.default(h[:, 0], h[0, :3]), torch.complex(h.t(), h.t()), "
                    "torch.complex(h, h, out=torch.empty(0, dtype=torch.complex32)), "
