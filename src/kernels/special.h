@@ -34,6 +34,14 @@ typedef enum {
 tn_loop tn_special_unary_loop(tn_special_unary_op op, tn_dtype dt);
 /* data = {out, a, b}, all of dt. */
 tn_loop tn_special_binary_loop(tn_special_binary_op op, tn_dtype dt);
+/* The orthogonal polynomials' recurrences (CHEB_* .. LEGENDRE_P) run one step per degree, as
+ * upstream's loops do, until a NaN or the degree; an element needing more than
+ * TN_SPECIAL_POLY_STEPS steps stops there and marks the run overrun
+ * (any thread), which the op then refuses by name (ops/special.c): upstream's loop takes seconds
+ * to minutes there. Reset before a run, read after it. */
+#define TN_SPECIAL_POLY_STEPS ((int64_t)1 << 24)
+void tn_special_poly_reset(void);
+bool tn_special_poly_overran(void);
 /* frexp: data = {mantissa (dt), exponent (int32), x (dt)}; floating dtypes. */
 tn_loop tn_special_frexp_loop(tn_dtype dt);
 /* complex(real, imag) and polar(abs, angle): data = {out (complex of dt), a, b (dt)}; f32, f64. */

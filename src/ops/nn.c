@@ -44,6 +44,17 @@ static PyObject *softmax_impl(nn_smax_kind kind, PyObject *self, int64_t dim_arg
     int dim;
     if (tn_wrap_dim_i(dim_arg, t->ndim, &dim) < 0) return NULL;
     bool last = t->ndim == 0 || dim == t->ndim - 1;
+    /* an empty input returns before the kernel's dtype dispatch (any dtype); _safe_softmax's
+     * masking then runs isneginf, which refuses complex and float8 (measured) */
+    if (tn_numel(t) == 0) {
+        if (kind == NN_SAFE_SOFTMAX && tn_dtype_is_complex(t->dtype)) {
+            PyErr_SetString(PyExc_RuntimeError, "isneginf does not support complex inputs.");
+            return NULL;
+        }
+        if (kind == NN_SAFE_SOFTMAX && tn_dtype_infos[t->dtype].kind == TN_KIND_FLOAT8)
+            return tn_kernel_missing("isneginf_cpu", t->dtype);
+        return tn_tensor_new_empty(t->ndim, t->sizes, t->dtype, TN_DEVICE_CPU);
+    }
     if (!tn_nn_float(t->dtype))
         return tn_kernel_missing(kind == NN_LOG_SOFTMAX ? (last ? "log_softmax_lastdim_kernel_impl" : "log_softmax_kernel_impl")
                                                         : (last ? "softmax_lastdim_kernel_impl" : "softmax_kernel_impl"),

@@ -27,6 +27,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 /* ---------------------------------------------------------------- kernel (plain C) */
 
@@ -546,11 +547,6 @@ PyObject *tn_op_linalg__powsum(tn_value *a) {
     bool given;
     if (norm_dims(t, &a[2], &mask, &given) < 0) return NULL;
     tn_dtype cdt = a[4].tag == TN_V_DTYPE ? a[4].u.dtype : t->dtype;
-    if (!float_or_complex(cdt)) {
-        PyErr_SetString(PyExc_NotImplementedError, "\"powsum_cpu\" not implemented for 'Long'");
-        return NULL;
-    }
-    if (cdt != TN_DTYPE_C32 && !tn_dtype_computable(cdt)) return tn_kernel_missing("powsum_cpu", cdt);   /* float8 */
     bool keepdim = arg_bool(&a[3]);
     int64_t sz[TN_MAX_DIMS];
     int k = 0;
@@ -558,6 +554,18 @@ PyObject *tn_op_linalg__powsum(tn_value *a) {
         if (!(mask >> d & 1)) sz[k++] = t->sizes[d];
         else if (keepdim) sz[k++] = 1;
     }
+    if (tn_numel(t) == 0 && t->storage->device != TN_DEVICE_META) {
+        /* an empty input: zeros before any dtype dispatch, integral dtypes as int64 (measured) */
+        tn_dtype zd = tn_dtype_is_integral(cdt, true) ? TN_DTYPE_I64 : to_real(cdt);
+        PyObject *z = tn_tensor_new_empty(k, sz, zd, TN_DEVICE_CPU);
+        if (z) memset(tn_data(tn_tensor_of(z)), 0, (size_t)tn_numel(tn_tensor_of(z)) * (size_t)tn_dtype_itemsize(zd));
+        return z;
+    }
+    if (!float_or_complex(cdt)) {
+        PyErr_SetString(PyExc_NotImplementedError, "\"powsum_cpu\" not implemented for 'Long'");
+        return NULL;
+    }
+    if (cdt != TN_DTYPE_C32 && !tn_dtype_computable(cdt)) return tn_kernel_missing("powsum_cpu", cdt);   /* float8 */
     tn_dtype od = to_real(cdt);
     PyObject *res = tn_tensor_new_empty(k, sz, od, t->storage->device);
     if (!res || t->storage->device == TN_DEVICE_META) return res;

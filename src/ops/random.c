@@ -265,6 +265,7 @@ static PyObject *normal_impl(PyObject *self, double mean, double std, tn_generat
     tn_tensor *t = tn_tensor_of(self);
     if (tn_door_on_meta()) return meta_normal_check(std, t->dtype) < 0 ? NULL : Py_NewRef(self);
     if (check_std(std) < 0) return NULL;
+    if (tn_numel(t) == 0) return Py_NewRef(self);   /* nothing to fill: no dtype dispatch (measured) */
     if (!is_float(real_of(t->dtype))) return tn_kernel_missing("normal_kernel_cpu", t->dtype);
     two_d c = {mean, tn_dtype_is_complex(t->dtype) ? std / sqrt(2.0) : std};
     if (fill_tensor(self, g, f_normal, &c) < 0) return NULL;
@@ -349,6 +350,10 @@ static int check_std_tensor(PyObject *std) {
 static PyObject *normal_mul_add(PyObject *res, tn_value *mean, tn_value *std, tn_generator *g) {
     if (!normal_impl(res, 0, 1, g)) { Py_DECREF(res); return NULL; }
     Py_DECREF(res); /* normal_impl returned a second reference */
+    /* an empty integral / bool result: upstream's mul_ / add_ refuse nothing there (measured:
+     * normal(2.0, empty int64 std) runs; uint16 refuses in add's kernel, float8 too) */
+    const tn_tensor *rt = tn_tensor_of(res);
+    if (tn_numel(rt) == 0 && tn_dtype_is_integral(rt->dtype, true) && !tn_dtype_barebones(rt->dtype)) return res;
     if (inplace_binary(TN_BINARY_MUL, "mul", res, std) < 0 || inplace_binary(TN_BINARY_ADD, "add", res, mean) < 0) {
         Py_DECREF(res);
         return NULL;

@@ -175,6 +175,13 @@ static PyObject *mean_impl(tn_value *self, const tn_value *dimv, bool keepdim, c
         }
         if (is_float_or_complex(o)) od = o;
     }
+    /* a float8 input into an out= of a computable floating dtype: upstream's reduction runs in out's
+     * dtype, the float8 values cast to it first (measured equal to x.to(out.dtype).mean(...)) */
+    if (out && !real && !(dt && dt->tag == TN_V_DTYPE) && tn_dtype_infos[t->dtype].kind == TN_KIND_FLOAT8 &&
+        tn_dtype_is_floating(od) && tn_dtype_computable(od) && !is_meta(t)) {
+        if (!(real = tn_as_dtype(src, od, false))) return NULL;
+        src = real;
+    }
     PyObject *r;
     if (od == TN_DTYPE_F16 || od == TN_DTYPE_BF16) {
         /* upstream (CPU): a float32 sum of the input, divided in float32, then cast once */
@@ -376,7 +383,9 @@ static PyObject *allany(bool is_all, tn_value *self, const tn_value *dimv, bool 
     uint64_t mask;
     if (tn_dims_mask(t, dimv, false, &mask) < 0) return NULL;
     /* a uint8 result reduces self cast to uint8 (measured: any(x, out=uint8) of -0.7 and 0.4 is 0) */
+    /* complex32 reduces as its exact widening to complex64 (upstream's kernel tests each value != 0) */
     PyObject *in = od == TN_DTYPE_U8 && t->dtype != TN_DTYPE_U8 ? tn_as_dtype(self->u.obj, TN_DTYPE_U8, false)
+                   : t->dtype == TN_DTYPE_C32                   ? tn_as_dtype(self->u.obj, TN_DTYPE_C64, false)
                                                                 : Py_NewRef(self->u.obj);   /* (uint16/32/64, float8: run_reduce reads it as bool) */
     if (!in) return NULL;
     PyObject *r = run_reduce(is_all ? TN_REDUCE_ALL : TN_REDUCE_ANY, name, in, mask, keepdim, od);
@@ -560,6 +569,19 @@ static PyObject *var_std(bool take_sqrt, bool with_mean, tn_value *self, const t
             PyErr_Format(PyExc_RuntimeError, "std_var_all: Unsupported dtype %s", tn_dtype_cpp_name(rt));
             return NULL;
         }
+    }
+    if (tn_dtype_infos[t->dtype].kind == TN_KIND_FLOAT8 && out && !with_mean && !is_meta(t) && nout > 1 &&
+        is_float_or_complex(tn_tensor_of(out)->dtype) && tn_dtype_computable(tn_tensor_of(out)->dtype) &&
+        !tn_dtype_is_complex(tn_tensor_of(out)->dtype)) {
+        /* upstream's out= reduction runs in out's dtype: the float8 values cast to it first
+         * (measured equal to x.to(out.dtype).var(...), docs/breadth_more2.md group nieok, session 37);
+         * one output element goes to the all-elements kernel, which refuses float8 (below) */
+        tn_value w = *self;
+        w.u.obj = tn_as_dtype(self->u.obj, tn_tensor_of(out)->dtype, false);
+        if (!w.u.obj) return NULL;
+        PyObject *r = var_std(take_sqrt, with_mean, &w, dimv, correction, keepdim, out, mean_out);
+        Py_DECREF(w.u.obj);
+        return r;
     }
     if (tn_dtype_infos[t->dtype].kind == TN_KIND_FLOAT8 && tn_numel(t) > 0) {
         /* upstream's CPU kernels: one output element goes to its all-elements path, which names the

@@ -186,6 +186,19 @@ static PyObject *sp_binary(tn_special_binary_op op, const char *name, tn_value *
         if (broadcast_shape(ts, 2, inplace, &nd, shape) < 0) return NULL;
         tn_dtype td = inplace ? TN_T(*a)->dtype : out ? tn_tensor_of(out)->dtype : ct;
         if (!tn_can_cast(ct, td)) return tn_cast_error(ct, td);
+        /* on meta, upstream's meta functions / references of these build the iterator only: any
+         * dtype gets its result, igamma's integral ones promoted to the default dtype, lcm of bool
+         * refused by its reference's int64 result (measured, docs/breadth_more2.md group nieok) */
+        if (tn_door_on_meta() && op != TN_SPB_HEAVISIDE && op != TN_SPB_LOGADDEXP2) {
+            if (op == TN_SPB_LCM && ct == TN_DTYPE_BOOL) {
+                PyErr_SetString(PyExc_RuntimeError, "Tensor with dtype torch.int64 is not the expected dtype of torch.bool!");
+                return NULL;
+            }
+            if ((op == TN_SPB_IGAMMA || op == TN_SPB_IGAMMAC) && is_int(ct)) ct = tn_py.default_dtype;
+            if (inplace) return Py_NewRef(a->u.obj);
+            if (out) return tn_out_prepare(out, nd, shape, td, name) < 0 ? NULL : Py_NewRef(out);
+            return tn_new_result(nd, shape, ct, 2, ts);
+        }
         return tn_kernel_missing_cpu(name, ct);
     }
     PyObject *x = tn_as_dtype(orig[0], ct, false);
@@ -235,36 +248,27 @@ PyObject *tn_op_logaddexp2_out(tn_value *a) { return sp_binary(TN_SPB_LOGADDEXP2
     PyObject *tn_op_##fn##_##n##_scalar_out(tn_value *a) { return sb_ts(TN_SPB_##OP, kname, a, false, a[2].u.obj, SB_FLOAT); }
 SPB6(special_xlog1py, self, other, XLOG1PY, "xlog1py")
 SPB6(special_zeta, self, other, ZETA, "zeta")
-/* The orthogonal polynomials run an n-step recurrence per element, as upstream's kernels do
- * (upstream takes seconds per element at n = 3e9, where a bounded value never reaches NaN to stop
- * it). Degrees above 2^24 refuse by name instead of hanging; n beyond int64 (upstream's cast gives
- * INT64_MIN, a zero result) and NaN pass. */
-static int poly_degree_check(const char *kname, const tn_value *n) {
-    double worst = 0;
-    if (n->tag == TN_V_TENSOR) {
-        PyObject *d = tn_as_dtype(n->u.obj, TN_DTYPE_F64, true);
-        if (!d) return -1;
-        const tn_tensor *t = tn_tensor_of(d);
-        const double *v = (const double *)tn_data(t);
-        for (int64_t i = 0; i < tn_numel(t); i++)
-            if (v[i] > worst && v[i] < 9.2233720368547758e18) worst = v[i];
-        Py_DECREF(d);
-    } else {
-        double v = tn_value_as_double(n);
-        if (v > 0 && v < 9.2233720368547758e18) worst = v;
-    }
-    if (worst <= 16777216.0) return 0;
+/* The orthogonal polynomials run an n-step recurrence per element, as upstream's kernels do,
+ * stopping at a NaN (or an overflow that leads to one: |x| > 1 grows exponentially), so a huge
+ * degree costs nothing where the closed forms (|x| < 1 for the Chebyshev family) or a NaN end it.
+ * An element still going after 2^24 steps (a bounded Laguerre / Legendre value, where upstream's
+ * loop takes seconds at n = 3e9 and runs to 2^62) stops the run: it is refused by name, the
+ * kernel's step budget (kernels/special.h; docs/breadth_more2.md, group nieok, session 37). */
+static PyObject *poly_refuse_overrun(const char *kname, PyObject *r) {
+    if (!r || !tn_special_poly_overran()) return r;
+    Py_DECREF(r);
     char what[160];
-    snprintf(what, sizeof what, "%s with n = %.0f (degrees above 2^24: an n-step recurrence per element)", kname, worst);
-    tn_not_implemented(what);
-    return -1;
+    snprintf(what, sizeof what, "%s of an element whose recurrence would run past 2^24 steps (a degree above 2^24 "
+             "that no NaN ends early)", kname);
+    return tn_not_implemented(what);
 }
 #define SPBP(fn, OP, kname)                                                                     \
     static PyObject *poly_##fn(tn_value *a, bool scalar_x, bool scalar_n, PyObject *out) {      \
-        if (poly_degree_check(kname, &a[1]) < 0) return NULL;                                   \
-        if (scalar_x) return sb_ts(TN_SPB_##OP, kname, a, true, out, SB_FLOAT);                 \
-        if (scalar_n) return sb_ts(TN_SPB_##OP, kname, a, false, out, SB_FLOAT);                \
-        return sp_binary(TN_SPB_##OP, kname, &a[0], &a[1], out, false, SB_FLOAT);               \
+        tn_special_poly_reset();                                                                \
+        PyObject *r = scalar_x   ? sb_ts(TN_SPB_##OP, kname, a, true, out, SB_FLOAT)            \
+                      : scalar_n ? sb_ts(TN_SPB_##OP, kname, a, false, out, SB_FLOAT)           \
+                                 : sp_binary(TN_SPB_##OP, kname, &a[0], &a[1], out, false, SB_FLOAT); \
+        return poly_refuse_overrun(kname, r);                                                   \
     }                                                                                           \
     PyObject *tn_op_##fn(tn_value *a) { return poly_##fn(a, false, false, NULL); }              \
     PyObject *tn_op_##fn##_out(tn_value *a) { return poly_##fn(a, false, false, a[2].u.obj); }  \
@@ -407,7 +411,18 @@ static PyObject *complex_run(PyObject *re, PyObject *im, PyObject *out, bool pol
         return NULL;
     }
     tn_loop loop = tn_special_complex_loop(d1, polar);
-    if (!loop && !polar) return tn_refuse_op(out ? TN_ROW_complex_out : TN_ROW_complex); /* complex32 results */
+    if (!loop && !polar && d1 == TN_DTYPE_F16) {
+        /* complex32 results: the halves paired exactly, through float32 / complex64 */
+        PyObject *r32 = tn_as_dtype(re, TN_DTYPE_F32, false);
+        PyObject *i32 = r32 ? tn_as_dtype(im, TN_DTYPE_F32, false) : NULL;
+        PyObject *c = i32 ? complex_run(r32, i32, NULL, false) : NULL;
+        /* in the inputs' layout, as the iterator gives */
+        const tn_tensor *ct = c ? tn_tensor_of(c) : NULL, *ts[2] = {tn_tensor_of(re), tn_tensor_of(im)};
+        PyObject *h = c ? tn_new_result(ct->ndim, ct->sizes, TN_DTYPE_C32, 2, ts) : NULL;
+        if (h && tn_copy_into(h, c) < 0) Py_CLEAR(h);
+        Py_XDECREF(r32); Py_XDECREF(i32); Py_XDECREF(c);
+        return out ? tn_out_deliver(h, out, "complex") : h;
+    }
     if (!loop) return tn_kernel_missing_cpu("polar", d1);
     PyObject *orig[2] = {re, im};
     return run_into(polar ? "polar" : "complex", loop, orig, orig, 2, rt, out, false);
@@ -419,6 +434,16 @@ PyObject *tn_op_polar_out(tn_value *a) { return complex_run(a[0].u.obj, a[1].u.o
 
 /* ---------------------------------------------------------------- nansum / nanmean */
 /* nansum: the sum of self with nan entries replaced by 0 (args: self, dim, keepdim, dtype[, out]) */
+/* a float8 self with an out= of a computable floating dtype: upstream's out= reduction runs in out's
+ * dtype, the float8 values cast to it first (measured equal to x.to(out.dtype).nansum() / nanmean(),
+ * docs/breadth_more2.md group nieok, session 37); NULL (no error) when that does not apply */
+static PyObject *f8_into_out_dtype(const tn_value *self, PyObject *out) {
+    tn_dtype dt = TN_T(*self)->dtype, od = out ? tn_tensor_of(out)->dtype : dt;
+    if (!out || tn_door_on_meta() || tn_dtype_infos[dt].kind != TN_KIND_FLOAT8 || !tn_dtype_is_floating(od) ||
+        !tn_dtype_computable(od))
+        return NULL;
+    return tn_as_dtype(self->u.obj, od, false);
+}
 static PyObject *nansum_run(tn_value *a, bool with_out) {
     tn_dtype dt = TN_T(a[0])->dtype;
     /* upstream's functional form wraps the dims first (measured; its out= form refuses complex first) */
@@ -435,8 +460,34 @@ static PyObject *nansum_run(tn_value *a, bool with_out) {
                      tn_dtype_cpp_name(tn_tensor_of(a[4].u.obj)->dtype), tn_dtype_cpp_name(a[3].u.dtype));
         return NULL;
     }
+    /* a float8 self is summed in the result's dtype (dtype=, else out='s, else its own): cast to it
+     * first when that dtype has a kernel, else refused unless empty (measured: the kernel is not
+     * dispatched for an empty self, nor on meta) */
+    bool f8 = tn_dtype_infos[dt].kind == TN_KIND_FLOAT8 && !tn_door_on_meta();
+    if (f8) {
+        tn_dtype target = a[3].tag == TN_V_DTYPE ? a[3].u.dtype : with_out ? tn_tensor_of(a[4].u.obj)->dtype : dt;
+        if (tn_dtype_is_floating(target) && tn_dtype_computable(target)) {
+            tn_value wa[5];
+            memcpy(wa, a, sizeof(tn_value) * (with_out ? 5 : 4));
+            if (!(wa[0].u.obj = tn_as_dtype(a[0].u.obj, target, false))) return NULL;
+            PyObject *r = nansum_run(wa, with_out);
+            Py_DECREF(wa[0].u.obj);
+            return r;
+        }
+        if (tn_numel(TN_T(a[0])) > 0) return tn_kernel_missing("nansum_cpu", target);
+        /* empty: the zeros (or empty result) of float32, in the result's dtype */
+        tn_value wa[4];
+        memcpy(wa, a, sizeof wa);
+        wa[3].tag = TN_V_NONE;
+        if (!(wa[0].u.obj = tn_as_dtype(a[0].u.obj, TN_DTYPE_F32, false))) return NULL;
+        PyObject *r32 = nansum_run(wa, false);
+        Py_DECREF(wa[0].u.obj);
+        PyObject *r = r32 ? tn_as_dtype(r32, target, false) : NULL;
+        Py_XDECREF(r32);
+        return with_out ? tn_out_deliver(r, a[4].u.obj, "nansum") : r;
+    }
     PyObject *clean;
-    if (tn_dtype_is_floating(dt)) {
+    if (tn_dtype_is_floating(dt) && tn_dtype_infos[dt].kind != TN_KIND_FLOAT8) {
         PyObject *m = tn_at_isnan(a[0].u.obj);
         clean = m ? tn_at_masked_fill_Scalar(a[0].u.obj, m, TN_SD(0.0)) : NULL;
         Py_XDECREF(m);
@@ -471,6 +522,18 @@ static PyObject *nanmean_run(tn_value *a, PyObject *out) {
         PyErr_Format(PyExc_RuntimeError, "nanmean(): could not infer output dtype. Optional dtype must be either a "
                      "floating point or complex dtype. Got: %s", tn_dtype_cpp_name(a[3].u.dtype));
         return NULL;
+    }
+    if (a[3].tag != TN_V_DTYPE) {
+        PyObject *w = f8_into_out_dtype(&a[0], out);
+        if (w || PyErr_Occurred()) {
+            if (!w) return NULL;
+            tn_value wa[5];
+            memcpy(wa, a, sizeof wa);
+            wa[0].u.obj = w;
+            PyObject *r = nanmean_run(wa, out);
+            Py_DECREF(w);
+            return r;
+        }
     }
     /* the out= form sums into out= (nansum.out): complex self refused first (nansum's check), then
      * its dtype-match check (measured: "nansum: provided dtype must match dtype of result. Got

@@ -17,6 +17,7 @@
 #include <limits.h>
 #include <complex.h>
 #include <math.h>
+#include <stdatomic.h>
 
 #define SP_PI 3.14159265358979323846
 
@@ -604,6 +605,17 @@ static double sp_zeta_double(double x, double q) { return sp_hzeta(x, q, pow(q, 
 SP_N(float)
 SP_N(double)
 
+/* the step budget of one element's recurrence (kernels/special.h) */
+static _Atomic int sp_poly_overrun;
+void tn_special_poly_reset(void) { atomic_store_explicit(&sp_poly_overrun, 0, memory_order_relaxed); }
+bool tn_special_poly_overran(void) { return atomic_load_explicit(&sp_poly_overrun, memory_order_relaxed) != 0; }
+/* called where the recurrence would take step k: false (and the run marked) past the budget */
+static inline bool sp_poly_step(int64_t k) {
+    if (k <= TN_SPECIAL_POLY_STEPS) return true;
+    atomic_store_explicit(&sp_poly_overrun, 1, memory_order_relaxed);
+    return false;
+}
+
 #define SP_POLY(T, COS, SIN, ACOS, FABS, HLIMIT, MA)                                                 \
     static T sp_cheb_t_##T(T x, T nn) {                                                          \
         int64_t n = sp_n_##T(nn);                                                                \
@@ -613,7 +625,7 @@ SP_N(double)
         if (n == 0) return 1;                                                                    \
         if (n == 1) return x;                                                                    \
         T p = 1, q = x, r = q;                                                                   \
-        for (int64_t k = 2; k <= n && !isnan(q); k++) { r = MA(x + x, q, -p); p = q; q = r; }     \
+        for (int64_t k = 2; k <= n && !isnan(q) && sp_poly_step(k); k++) { r = MA(x + x, q, -p); p = q; q = r; }     \
         return r;                                                                                \
     }                                                                                            \
     static T sp_cheb_u_##T(T x, T nn) {                                                          \
@@ -627,7 +639,7 @@ SP_N(double)
         if (n == 0) return 1;                                                                    \
         if (n == 1) return x + x;                                                                \
         T p = 1, q = x + x, r = q;                                                               \
-        for (int64_t k = 2; k <= n && !isnan(q); k++) { r = MA(x + x, q, -p); p = q; q = r; }     \
+        for (int64_t k = 2; k <= n && !isnan(q) && sp_poly_step(k); k++) { r = MA(x + x, q, -p); p = q; q = r; }     \
         return r;                                                                                \
     }                                                                                            \
     static T sp_cheb_v_##T(T x, T nn) {                                                          \
@@ -644,7 +656,7 @@ SP_N(double)
         if (n == 0) return 1;                                                                    \
         if (n == 1) return x + x - (T)1;                                                         \
         T p = 1, q = x + x - (T)1, r = q;                                                        \
-        for (int64_t k = 2; k <= n && !isnan(q); k++) { r = MA(x + x, q, -p); p = q; q = r; }     \
+        for (int64_t k = 2; k <= n && !isnan(q) && sp_poly_step(k); k++) { r = MA(x + x, q, -p); p = q; q = r; }     \
         return r;                                                                                \
     }                                                                                            \
     static T sp_cheb_w_##T(T x, T nn) {                                                          \
@@ -662,7 +674,7 @@ SP_N(double)
         if (n == 0) return 1;                                                                    \
         if (n == 1) return x + x + (T)1;                                                         \
         T p = 1, q = x + x + (T)1, r = q;                                                        \
-        for (int64_t k = 2; k <= n && !isnan(q); k++) { r = MA(x + x, q, -p); p = q; q = r; }     \
+        for (int64_t k = 2; k <= n && !isnan(q) && sp_poly_step(k); k++) { r = MA(x + x, q, -p); p = q; q = r; }     \
         return r;                                                                                \
     }                                                                                            \
     static T sp_scheb_t_##T(T x, T nn) {                                                         \
@@ -674,7 +686,7 @@ SP_N(double)
         if (n == 0) return 1;                                                                    \
         if (n == 1) return x + x - (T)1;                                                         \
         T p = 1, q = x + x - (T)1, r = q;                                                        \
-        for (int64_t k = 2; k <= n && !isnan(q); k++) {                                          \
+        for (int64_t k = 2; k <= n && !isnan(q) && sp_poly_step(k); k++) {                                          \
             r = MA(x + x - (T)1 + (x + x - (T)1), q, -p); p = q; q = r;                           \
         }                                                                                        \
         return r;                                                                                \
@@ -692,7 +704,7 @@ SP_N(double)
         if (n == 0) return 1;                                                                    \
         if (n == 1) return x + x - (T)1 + (x + x - (T)1);                                        \
         T p = 1, q = x + x - (T)1 + (x + x - (T)1), r = q;                                       \
-        for (int64_t k = 2; k <= n && !isnan(q); k++) {                                          \
+        for (int64_t k = 2; k <= n && !isnan(q) && sp_poly_step(k); k++) {                                          \
             r = MA(x + x - (T)1 + (x + x - (T)1), q, -p); p = q; q = r;                           \
         }                                                                                        \
         return r;                                                                                \
@@ -710,7 +722,7 @@ SP_N(double)
         if (n == 0) return 1;                                                                    \
         if (n == 1) return x + x - (T)1 + (x + x - (T)1) - (T)1;                                 \
         T p = 1, q = x + x - (T)1 + (x + x - (T)1) - (T)1, r = q;                                \
-        for (int64_t k = 2; k <= n && !isnan(q); k++) {                                          \
+        for (int64_t k = 2; k <= n && !isnan(q) && sp_poly_step(k); k++) {                                          \
             r = MA(x + x - (T)1 + (x + x - (T)1), q, -p); p = q; q = r;                           \
         }                                                                                        \
         return r;                                                                                \
@@ -728,7 +740,7 @@ SP_N(double)
         if (n == 0) return 1;                                                                    \
         if (n == 1) return x + x - (T)1 + (x + x - (T)1) + (T)1;                                 \
         T p = 1, q = x + x - (T)1 + (x + x - (T)1) + (T)1, r = q;                                \
-        for (int64_t k = 2; k <= n && !isnan(q); k++) {                                          \
+        for (int64_t k = 2; k <= n && !isnan(q) && sp_poly_step(k); k++) {                                          \
             r = MA(x + x - (T)1 + (x + x - (T)1), q, -p); p = q; q = r;                           \
         }                                                                                        \
         return r;                                                                                \
@@ -760,7 +772,7 @@ SP_N(double)
         if (n == 0) return 1;                                                                    \
         if (n == 1) return (T)1 - x;                                                             \
         T p = 1, q = (T)1 - x, r = q;                                                            \
-        for (int64_t k = 1; k < n && !isnan(q); k++) {                                           \
+        for (int64_t k = 1; k < n && !isnan(q) && sp_poly_step(k); k++) {                                           \
             r = MA((k + k) + ((T)1 - x), q, -(k * p)) / (k + 1); p = q; q = r;                    \
         }                                                                                        \
         return r;                                                                                \
@@ -772,7 +784,7 @@ SP_N(double)
         if (n == 0) return 1;                                                                    \
         if (n == 1) return x;                                                                    \
         T p = 1, q = x, r = q;                                                                   \
-        for (int64_t k = 1; k < n && !isnan(q); k++) {                                           \
+        for (int64_t k = 1; k < n && !isnan(q) && sp_poly_step(k); k++) {                                           \
             r = MA((k + k + 1) * x, q, -(k * p)) / (k + 1); p = q; q = r;                           \
         }                                                                                        \
         return r;                                                                                \
