@@ -528,6 +528,12 @@ static PyObject *var_std(bool take_sqrt, bool with_mean, tn_value *self, const t
             return NULL;
         }
     }
+    if (out && !with_mean && !is_meta(t) && !cplx && nout > 1 && tn_numel(t) > 0) {
+        /* a real input reduces in out='s dtype: its reduction kernel has no complex or float8 one
+         * (measured: std(f32, dim=[0], out=complex64) refused; one output element runs) */
+        tn_dtype od = tn_tensor_of(out)->dtype;
+        if (tn_dtype_is_complex(od) || tn_dtype_infos[od].kind == TN_KIND_FLOAT8) return tn_kernel_missing("std_cpu", od);
+    }
     if (tn_dtype_infos[t->dtype].kind == TN_KIND_FLOAT8 && tn_numel(t) > 0) {
         /* upstream's CPU kernels: one output element goes to its all-elements path, which names the
          * dtype (RuntimeError); more to the reduction stub (docs/breadth_more2.md, group ne 3) */

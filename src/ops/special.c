@@ -433,6 +433,20 @@ static PyObject *nansum_run(tn_value *a, bool with_out) {
                      tn_dtype_cpp_name(tn_tensor_of(a[4].u.obj)->dtype), tn_dtype_cpp_name(a[3].u.dtype));
         return NULL;
     }
+    /* a floating self reduces in the result's dtype: out='s (its kernel is built for the floating
+     * dtypes only: bool, integral, complex, float8 refused), else dtype= (complex or float8 refused;
+     * an integral one runs), after the reduction's dim wrap; not for an empty self (zero_ instead).
+     * Measured: nansum(f32, dtype=complex128), nansum(f32, out=int64) refused, nansum(f32,
+     * dtype=int64) runs. */
+    if ((dt == TN_DTYPE_F32 || dt == TN_DTYPE_F64 || dt == TN_DTYPE_F16 || dt == TN_DTYPE_BF16) && !tn_door_on_meta()) {
+        tn_dtype rd = with_out ? tn_tensor_of(a[4].u.obj)->dtype : a[3].tag == TN_V_DTYPE ? a[3].u.dtype : dt;
+        bool bad = tn_dtype_is_complex(rd) || tn_dtype_infos[rd].kind == TN_KIND_FLOAT8 ||
+                   (with_out && tn_dtype_is_integral(rd, true) && !tn_dtype_barebones(rd));
+        if (bad) {
+            if (with_out && a[1].tag != TN_V_NONE && tn_dims_mask(TN_T(a[0]), &a[1], true, &mask) < 0) return NULL;
+            if (tn_numel(TN_T(a[0])) != 0) return tn_kernel_missing("nansum_cpu", rd);
+        }
+    }
     PyObject *clean;
     if (tn_dtype_is_floating(dt)) {
         PyObject *m = tn_at_isnan(a[0].u.obj);
@@ -472,7 +486,16 @@ static PyObject *nanmean_run(tn_value *a, PyObject *out) {
     }
     /* the out= form sums into out= (nansum.out): complex self refused first (nansum's check), then
      * the kernel, dispatched over out='s dtype (floating only: "nansum_cpu"), unless empty */
-    if (out && !tn_door_on_meta() && !tn_dtype_is_complex(dt) && a[3].tag != TN_V_DTYPE && tn_numel(TN_T(a[0]))) {
+    /* the out= form counts the non-NaN entries first (sum over the dims: their wrap), then
+     * nansum.out: complex self, dtype= against out='s, the kernel (measured) */
+    uint64_t mask;
+    if (out && a[1].tag != TN_V_NONE && !tn_door_on_meta() && tn_dims_mask(TN_T(a[0]), &a[1], true, &mask) < 0) return NULL;
+    if (out && !tn_dtype_is_complex(dt) && a[3].tag == TN_V_DTYPE && a[3].u.dtype != tn_tensor_of(out)->dtype) {
+        PyErr_Format(PyExc_RuntimeError, "nansum: provided dtype must match dtype of result. Got %s and %s.",
+                     tn_dtype_cpp_name(tn_tensor_of(out)->dtype), tn_dtype_cpp_name(a[3].u.dtype));
+        return NULL;
+    }
+    if (out && !tn_door_on_meta() && !tn_dtype_is_complex(dt) && tn_numel(TN_T(a[0]))) {
         tn_dtype od = tn_tensor_of(out)->dtype;
         if (od != TN_DTYPE_F32 && od != TN_DTYPE_F64 && od != TN_DTYPE_F16 && od != TN_DTYPE_BF16) return tn_kernel_missing("nansum_cpu", od);
     }
