@@ -79,6 +79,16 @@ static PyObject *run_reduce(tn_reduce_op op, const char *kname, PyObject *self, 
         Py_DECREF(x);
         return r;
     }
+    if (od == TN_DTYPE_BOOL && t->dtype != TN_DTYPE_BOOL && tn_dtype_computable(t->dtype) && !is_meta(t) &&
+        (op == TN_REDUCE_SUM || op == TN_REDUCE_PROD)) {
+        /* into bool the iterator reads the input cast to bool (x != 0) first (measured:
+         * sum(0.2, dtype=bool) is True, as upstream's; a truncation to int gave False) */
+        PyObject *x = tn_as_dtype(self, TN_DTYPE_BOOL, false);
+        if (!x) return NULL;
+        PyObject *r = run_reduce(op, kname, x, mask, keepdim, od);
+        Py_DECREF(x);
+        return r;
+    }
     if (tn_dtype_barebones(t->dtype)) return reduce_barebones(op, kname, self, mask, keepdim, od);
     if (tn_require_computable(kname, t->dtype) < 0 || tn_require_computable(kname, od) < 0) return NULL;
     int64_t sz[TN_MAX_DIMS];

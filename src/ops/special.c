@@ -339,6 +339,17 @@ static PyObject *ldexp_kernel(PyObject *self, PyObject *other, PyObject *out, bo
     Py_DECREF(e);
     return r;
 }
+/* a bool exponent of a floating self reaches the kernel, which has no bool one: refused whatever
+ * out='s dtype, empty tensors too (measured: docs/breadth_more2.md "fourth pass") */
+static bool ldexp_bool_exp(PyObject *self, PyObject *other) {
+    if (!ldexp_direct(self, other) || tn_tensor_of(other)->dtype != TN_DTYPE_BOOL) return false;
+    const tn_tensor *ts[2] = {tn_tensor_of(self), tn_tensor_of(other)};
+    int nd;
+    int64_t shape[TN_MAX_DIMS];
+    if (tn_broadcast_tensors_shape(2, ts, &nd, shape) < 0) return true;   /* the iterator's broadcast first */
+    tn_kernel_missing("ldexp_cpu_exp", TN_DTYPE_BOOL);
+    return true;
+}
 static PyObject *ldexp_pow2(PyObject *self, PyObject *other) {
     tn_dtype dt = tn_tensor_of(self)->dtype;
     if (tn_dtype_is_integral(dt, true) || dt == TN_DTYPE_F32) return tn_at_pow_Scalar(TN_SD(2.0), other);
@@ -348,6 +359,7 @@ static PyObject *ldexp_pow2(PyObject *self, PyObject *other) {
     return r;
 }
 PyObject *tn_op_ldexp_Tensor(tn_value *a) {
+    if (ldexp_bool_exp(a[0].u.obj, a[1].u.obj)) return NULL;
     if (ldexp_direct(a[0].u.obj, a[1].u.obj)) return ldexp_kernel(a[0].u.obj, a[1].u.obj, NULL, false);
     PyObject *p = ldexp_pow2(a[0].u.obj, a[1].u.obj);
     PyObject *r = p ? tn_at_mul_Tensor(a[0].u.obj, p) : NULL;
@@ -360,6 +372,7 @@ static PyObject *ldexp_out_impl(PyObject *self, PyObject *other, PyObject *out) 
         PyErr_Format(PyExc_RuntimeError, "ldexp can't be cast to the desired output type %s", tn_dtype_cpp_name(od));
         return NULL;
     }
+    if (ldexp_bool_exp(self, other)) return NULL;
     if (ldexp_direct(self, other) && od == tn_tensor_of(self)->dtype)
         return ldexp_kernel(self, other, out == self ? NULL : out, out == self);
     PyObject *p = ldexp_pow2(self, other);
@@ -376,6 +389,7 @@ PyObject *tn_op_ldexp_(tn_value *a) {
         PyErr_Format(PyExc_RuntimeError, "ldexp can't be cast to the desired output type %s", tn_dtype_cpp_name(sd));
         return NULL;
     }
+    if (ldexp_bool_exp(self, other)) return NULL;
     if (ldexp_direct(self, other)) return ldexp_kernel(self, other, NULL, true);
     PyObject *p = ldexp_pow2(self, other);
     PyObject *r = p ? tn_at_mul__Tensor(self, p) : NULL;
