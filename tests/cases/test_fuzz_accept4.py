@@ -13,7 +13,8 @@ with its messages, in the op owning each.
   of a real input into a complex / float8 out=, nansum / nanmean into a non-floating result, ldexp of
   a floating self with a bool exponent; sum / prod into bool read the input as bool (x != 0).
 - empty.out's memory_format, tril / triu_indices' pin_memory and order, squeeze.dims repeats on a
-  0-dim tensor, multinomial.out's out dtype, batch norm's 1-d running stats.
+  0-dim tensor, multinomial.out's out dtype, batch norm's 1-d running stats, linalg.norm's out= of
+  the functional result's dtype exactly.
 """
 from harness import cases
 from harness.autograd import ERR
@@ -102,4 +103,8 @@ cases("fuzz_accept4", {
                       "lambda: A.native_batch_norm(x.double(), w, w, W.clone(), W.clone(), True, 0.1, 1e-5), "
                       "lambda: A.native_batch_norm(x[:0], w, w, W.clone(), w.clone(), True, 0.1, 1e-5)]], "
                       "[t.shape for t in A.native_batch_norm(x, W, W, w.clone(), w.clone(), True, 0.1, 1e-5)]",
+    "linalg_norm_out": "[err(lambda: torch.linalg.norm(x.to(d), o, out=torch.empty(0, dtype=od))) for d in [torch.half, torch.bfloat16, torch.float] "
+                       "for o in [None, 2, float('inf'), -1, 'fro'] for od in [torch.float, torch.double]], "
+                       "[torch.linalg.norm(x.to(d), o, dim=1, out=torch.empty(0, dtype=d)).tolist() for d in [torch.float, torch.double] for o in [None, float('inf'), -1]], "
+                       "torch.linalg.norm(x, 'fro', out=torch.empty(5)).shape, round(A.linalg_norm.out(x, 2, out=torch.empty(0)).item(), 5)",
 }, setup=SETUP)
