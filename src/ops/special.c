@@ -389,7 +389,16 @@ PyObject *tn_op_ldexp_(tn_value *a) {
         PyErr_Format(PyExc_RuntimeError, "ldexp can't be cast to the desired output type %s", tn_dtype_cpp_name(sd));
         return NULL;
     }
-    if (ldexp_bool_exp(self, other)) return NULL;
+    /* in place the iterator's shape and overlap checks on self come before the kernel (measured:
+     * a 0-dim or expanded self raises those); such a call goes the product's way below */
+    const tn_tensor *st = tn_tensor_of(self), *ts[2] = {st, tn_tensor_of(other)};
+    int nd;
+    int64_t shape[TN_MAX_DIMS];
+    if (tn_broadcast_tensors_shape(2, ts, &nd, shape) == 0 && nd == st->ndim &&
+        !memcmp(shape, st->sizes, (size_t)nd * sizeof *shape) && tn_check_overlap(self, 0, NULL) == 0 &&
+        ldexp_bool_exp(self, other))
+        return NULL;
+    PyErr_Clear();
     if (ldexp_direct(self, other)) return ldexp_kernel(self, other, NULL, true);
     PyObject *p = ldexp_pow2(self, other);
     PyObject *r = p ? tn_at_mul__Tensor(self, p) : NULL;

@@ -13,7 +13,7 @@ with its messages, in the op owning each.
   of a real input into a complex / float8 out=, nansum / nanmean into a non-floating result, ldexp of
   a floating self with a bool exponent; sum / prod into bool read the input as bool (x != 0).
 - empty.out's memory_format, tril / triu_indices' pin_memory and order, squeeze.dims repeats on a
-  0-dim tensor, multinomial.out's out dtype, batch norm's 1-d running stats, linalg.norm's out= of
+  0-dim tensor (size(d) / stride(d) of one refused), multinomial.out's out dtype, batch norm's 1-d running stats, linalg.norm's out= of
   the functional result's dtype exactly.
 """
 from harness import cases
@@ -74,7 +74,8 @@ cases("fuzz_accept4", {
                      "lambda: torch.nanmean(x, dtype=torch.bfloat16, out=torch.empty(3)), lambda: torch.nanmean(x, dtype=torch.long, out=torch.empty(3, dtype=torch.long)), "
                      "lambda: torch.nanmean(x, out=torch.empty(3, dtype=torch.long)), lambda: torch.ldexp(x, x > 0.3), lambda: torch.ldexp(x[:0], x[:0] > 0.3), "
                      "lambda: torch.ldexp(x, (x > 0.3)[:, :2]), lambda: torch.ldexp(x, x > 0.3, out=torch.empty(2, 3, dtype=torch.double)), "
-                     "lambda: torch.ldexp(x, x > 0.3, out=torch.empty(2, 3, dtype=torch.long)), lambda: x.clone().ldexp_(x > 0.3)]], "
+                     "lambda: torch.ldexp(x, x > 0.3, out=torch.empty(2, 3, dtype=torch.long)), lambda: x.clone().ldexp_(x > 0.3), "
+                     "lambda: torch.tensor(1.5).ldexp_(x > 0.3), lambda: torch.ones(1, 3).expand(2, 3).ldexp_(x > 0.3)]], "
                      "torch.ldexp(x > 0.3, x.long()).tolist(), torch.ldexp(x.cfloat(), x > 0.3).dtype, "
                      "torch.logical_not(x, out=torch.empty(2, 3, dtype=torch.half)).tolist(), A._conj_physical(torch.ones(2, dtype=torch.long)).tolist(), "
                      "torch.conj_physical(torch.ones(2, dtype=torch.uint16)).tolist(), torch.var(x, out=torch.empty(0, dtype=torch.complex64)).dtype, "
@@ -91,7 +92,8 @@ cases("fuzz_accept4", {
                        "lambda: torch.empty([2, 3], memory_format=torch.preserve_format, out=torch.empty(0)), lambda: A.empty.out([-2, 3], out=torch.empty(0))]], "
                        "A.empty.out([2, 3], memory_format=None, out=torch.empty(0)).shape, "
                        "[err(g) for g in [lambda: A.squeeze.dims(s, [0, 0]), lambda: A.squeeze_.dims(s.clone(), [-1, -1]), lambda: A.squeeze_copy.dims(s, [0, -1]), "
-                       "lambda: A.squeeze.dims(torch.ones(1, 2), [1, -1]), lambda: A.squeeze.dims(s, [1])]], A.squeeze.dims(s, [0]).shape, A.squeeze.dims(s, []).shape",
+                       "lambda: A.squeeze.dims(torch.ones(1, 2), [1, -1]), lambda: A.squeeze.dims(s, [1]), lambda: s.size(0), lambda: s.size(-1), "
+                       "lambda: s.stride(1), lambda: s.stride(-2), lambda: x.size(2)]], s.size(), s.stride(), x.size(-1), x.stride(0), A.squeeze.dims(s, [0]).shape, A.squeeze.dims(s, []).shape",
     "multinomial_bn": "w = torch.ones(3); W = torch.ones(3, 1); [err(lambda: A.multinomial.out(p, n, out=o)) for p in [torch.ones(0, 3), torch.ones(3, 0), torch.ones(2, 3), torch.tensor(1.), torch.ones(2, 3).long(), "
                       "torch.ones(2, 1, 3), torch.ones(3)[::2]] for o in [torch.empty(2, 3), torch.empty(2, dtype=torch.int)] for n in [1, 0, 5]], "
                       "A.multinomial.out(torch.ones(2, 3), 2, out=torch.empty(0, dtype=torch.long)).shape, "
