@@ -333,11 +333,11 @@ static PyObject *fused_sgd(tn_value *a) {
 
 /* no Meta kernel upstream: a meta tensor anywhere (a list's element, grad_scale) refuses first */
 PyObject *tn_op__fused_sgd_(tn_value *a) {
-    if (tn_door_on_meta()) return tn_meta_no_kernel("_fused_sgd_");
+    if (tn_door_meta_call(a)) return tn_meta_no_kernel("_fused_sgd_");
     return fused_sgd(a);
 }
 PyObject *tn_op__fused_sgd__tensor_lr(tn_value *a) {
-    if (tn_door_on_meta()) return tn_meta_no_kernel("_fused_sgd_.tensor_lr");
+    if (tn_door_meta_call(a)) return tn_meta_no_kernel("_fused_sgd_.tensor_lr");
     return fused_sgd(a);
 }
 
