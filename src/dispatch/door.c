@@ -538,7 +538,9 @@ done:
 }
 
 static _Thread_local const meta_map *meta_now;   /* the stand-ins of the innermost meta call, NULL outside one */
+static _Thread_local const tn_value *meta_args_now;   /* the argument array that call's kernel received */
 bool tn_door_on_meta(void) { return meta_now != NULL; }
+bool tn_door_meta_call(const tn_value *a) { return meta_now != NULL && a == meta_args_now; }
 tn_device_type tn_door_arg_device(PyObject *t) {
     for (int i = 0; meta_now && i < meta_now->n; i++)
         if (meta_now->cpu[i] == t && is_meta(meta_now->orig[i])) return TN_DEVICE_META;
@@ -592,9 +594,12 @@ static PyObject *meta_call(const tn_op_def *d, const tn_schema *s, tn_value *arg
         }
     }
     const meta_map *outer = meta_now;
+    const tn_value *outer_args = meta_args_now;
     meta_now = &m;
+    meta_args_now = local;
     r = d->fn(local);
     meta_now = outer;
+    meta_args_now = outer_args;
     if (r && !cpu_result) r = to_meta(r, &m);
 done:
     for (int i = 0; i < m.n; i++) Py_DECREF(m.cpu[i]);

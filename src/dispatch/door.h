@@ -133,6 +133,9 @@ PyObject *tn_door_call(int op, tn_value *args);
 /* True while the door runs an op on CPU stand-ins of meta arguments (this thread): an op whose
  * rule differs on meta (hann_window's dtype check) asks it, since its arguments look like CPU. */
 bool tn_door_on_meta(void);
+/* True when `a` is the argument array of that meta call itself (not of an op its kernel calls on
+ * the stand-ins): a refusal of upstream's missing Meta kernel asks this (docs/breadth_more2.md). */
+bool tn_door_meta_call(const tn_value *a);
 /* True while the door runs an out= op once with its out= tensors replaced by CPU stand-ins,
  * because an out= tensor is on another device than the inputs (a meta one among them). */
 bool tn_door_out_trial(void);

@@ -226,15 +226,29 @@ static PyObject *tri_indices(tn_value *a, bool lower) {
     int64_t row = a[0].u.i, col = a[1].u.i, off = a[2].u.i;
     tn_dtype dt = a[3].tag == TN_V_DTYPE ? a[3].u.dtype : TN_DTYPE_I64;
     const char *name = lower ? "tril_indices" : "triu_indices";
+    /* upstream's order (measured): a sparse layout has no kernel (dispatch); the row / col checks;
+     * empty_cpu's pinned allocator (any truthy pin_memory: 2, 0.5, 1j) and size; then the
+     * kernel's dtypes */
+    if (a[4].tag == TN_V_LAYOUT && a[4].u.obj != tn_py.layout_strided)
+        return tn_not_implemented("tril_indices / triu_indices with a sparse layout");
     if (row < 0) return PyErr_Format(PyExc_RuntimeError, "row must be non-negative, got%lld", (long long)row);
     if (col < 0) return PyErr_Format(PyExc_RuntimeError, "col must be non-negative, got%lld", (long long)col);
-    if (dt != TN_DTYPE_I64 && dt != TN_DTYPE_I32) return tn_kernel_missing(name, dt);
+    const tn_value *pin = &a[6];
+    bool pinned = ((pin->tag == TN_V_BOOL || pin->tag == TN_V_INT) && pin->u.i) || (pin->tag == TN_V_FLOAT && pin->u.f != 0) ||
+                  (pin->tag == TN_V_COMPLEX && (pin->u.c.re != 0 || pin->u.c.im != 0));
+    if (pinned && !(a[5].tag == TN_V_DEVICE && a[5].u.device.type == TN_DEVICE_META)) {
+        PyErr_SetString(PyExc_RuntimeError, "pin_memory=True requires a CUDA or other accelerator backend; no pinned "
+                        "memory allocator is available on this system.");
+        return NULL;
+    }
     __int128 full = (__int128)row * col;
     int64_t count = lower ? tril_count(row, col, off)
                           : (int64_t)(full - tril_count(row, col, off == INT64_MIN ? off : off - 1) > INT64_MAX
                                           ? INT64_MAX : full - tril_count(row, col, off == INT64_MIN ? off : off - 1));
-    if (count > (INT64_MAX / 2) / tn_dtype_itemsize(dt))
+    int64_t isz = tn_dtype_itemsize(dt) ? (int64_t)tn_dtype_itemsize(dt) : 1;   /* sub-byte dtypes: refused below */
+    if (count > (INT64_MAX / 2) / isz)
         return PyErr_Format(PyExc_RuntimeError, "Storage size calculation overflowed with sizes=[2, %lld]", (long long)count);
+    if (dt != TN_DTYPE_I64 && dt != TN_DTYPE_I32) return tn_kernel_missing(name, dt);
     int64_t sz[2] = {2, count};
     PyObject *res = tn_tensor_new_empty(2, sz, dt, TN_DEVICE_CPU);
     if (!res) return NULL;

@@ -89,7 +89,9 @@ static PyObject *threshold_bwd(tn_value *a, PyObject *out) {
     tn_bwd_params p = {0};
     p.p0 = bw_num(&a[2]);
     p.i0 = bw_int(&a[2]);
-    return ew_backward("threshold_cpu", TN_BWD_THRESHOLD, &p, &a[0], &a[1], out);
+    /* the kernel converts threshold to the opmath type with the overflow check (measured:
+     * 1e308 refused for float, 300 for uint8; 1e5 runs for half) */
+    return ew_backward_s("threshold_cpu", TN_BWD_THRESHOLD, &p, &a[0], &a[1], out, &a[2], NULL, true);
 }
 PyObject *tn_op_threshold_backward(tn_value *a) { return threshold_bwd(a, NULL); }
 PyObject *tn_op_threshold_backward_grad_input(tn_value *a) { return threshold_bwd(a, a[3].u.obj); }
@@ -255,6 +257,8 @@ static PyObject *logit_bwd(tn_value *a, PyObject *out) {
     if (out && tn_out_prepare(out, nd, shape, ct, "logit_backward") < 0) return NULL;
     tn_loop loop = tn_logit_backward_loop(ct);
     if (!loop) return tn_kernel_missing("logit_backward_cpu", ct);
+    /* then eps converted to the computing dtype itself (measured: 1e5 refused for half) */
+    if (!tn_is_none(&a[2]) && tn_check_kernel_scalar(&a[2], ct, false) < 0) return NULL;
     PyObject *g = tn_as_dtype(a[0].u.obj, ct, false), *x = NULL, *res = NULL;
     if (!g) return NULL;
     if (!(x = tn_as_dtype(a[1].u.obj, ct, false))) goto done;

@@ -130,6 +130,13 @@ static PyObject *bn_forward(PyObject *input, PyObject *w, PyObject *b, PyObject 
     PyObject *params[4] = {w, b, rm, rv};
     int mixed = bn_mixed(x->dtype, params, 4);
     if (mixed < 0) return NULL;
+    /* upstream's CPU kernels read the running stats through 1-d accessors, before any count check
+     * (measured: a [3, 1] running_mean refused, a [3, 1] weight runs; docs/breadth_more2.md "fourth pass") */
+    for (int i = 2; i < 4 && !tn_door_on_meta(); i++)
+        if (params[i] && tn_tensor_of(params[i])->ndim != 1) {
+            PyErr_Format(PyExc_RuntimeError, "TensorAccessor expected 1 dims but tensor has %d", tn_tensor_of(params[i])->ndim);
+            return NULL;
+        }
     if (!train && (!rm || !rv)) {
         PyErr_Format(PyExc_RuntimeError, "running_%s must be defined in evaluation mode", rm ? "var" : "mean");
         return NULL;

@@ -288,9 +288,8 @@ PyObject *tn_op_promote_types(tn_value *a) {
 
 PyObject *tn_op_equal(tn_value *a) {
     tn_tensor *x = TN_T(a[0]), *y = TN_T(a[1]);
+    if (tn_door_meta_call(a)) return tn_meta_no_kernel("equal");   /* no Meta kernel upstream, before any check */
     if (x->ndim != y->ndim || memcmp(x->sizes, y->sizes, (size_t)x->ndim * sizeof *x->sizes) != 0) Py_RETURN_FALSE;
-    if (x->storage->device == TN_DEVICE_META || y->storage->device == TN_DEVICE_META)
-        return tn_not_implemented("aten::equal on meta tensors");
     tn_dtype pt = tn_promote_types_checked(x->dtype, y->dtype); /* upstream refuses uint16/32/64, float8 mixes */
     if (pt == TN_DTYPE_UNDEFINED) return NULL;
     if (tn_dtype_barebones(pt)) { /* upstream's equal: uint16/32/64 compare; float8 too, except a
@@ -494,7 +493,21 @@ PyObject *tn_op_allclose(tn_value *a) {
     PyObject *r = isclose(a);
     if (!r) return NULL;
     tn_tensor *t = tn_tensor_of(r);
-    if (t->storage->device == TN_DEVICE_META) { Py_DECREF(r); return tn_not_implemented("aten::allclose on meta tensors"); }
+    /* upstream's allclose is isclose(...).all().item(): with a meta operand (run here on a CPU
+     * stand-in) isclose's ops refuse a second device (a CPU 0-dim tensor joins any), then item()
+     * refuses the meta result (measured, docs/breadth_more2.md "fourth pass") */
+    tn_device_type d0 = tn_door_arg_device(a[0].u.obj), d1 = tn_door_arg_device(a[1].u.obj);
+    if (d0 == TN_DEVICE_META || d1 == TN_DEVICE_META || t->storage->device == TN_DEVICE_META) {
+        Py_DECREF(r);
+        bool s0 = d0 != TN_DEVICE_META && TN_T(a[0])->ndim == 0, s1 = d1 != TN_DEVICE_META && TN_T(a[1])->ndim == 0;
+        if (d0 != d1 && !s0 && !s1) {
+            PyErr_Format(PyExc_RuntimeError, "Tensor on device %s is not on the expected device %s!",
+                         d1 == TN_DEVICE_META ? "meta" : "cpu", d0 == TN_DEVICE_META ? "meta" : "cpu");
+            return NULL;
+        }
+        PyErr_SetString(PyExc_RuntimeError, "Tensor.item() cannot be called on meta tensors");
+        return NULL;
+    }
     int64_t n = tn_numel(t);
     const uint8_t *p = (const uint8_t *)tn_data(t);
     bool all = true;

@@ -442,6 +442,10 @@ PyObject *tn_op_empty_memory_format(tn_value *a) {
 
 PyObject *tn_op_empty_out(tn_value *a) {
     PyObject *out = a[2].u.obj;
+    if (a[1].tag != TN_V_NONE) {   /* upstream's first check, any format (measured) */
+        PyErr_SetString(PyExc_RuntimeError, "'memory_format' argument is incompatible with 'out' tensor argument");
+        return NULL;
+    }
     if (out_resize(out, a[0].u.ints.n, a[0].u.ints.v) < 0) return NULL;
     return Py_NewRef(out);
 }

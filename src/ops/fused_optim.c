@@ -298,7 +298,7 @@ PyObject *tn_op__fused_adamw__tensor_lr(tn_value *a) { return fused_adam(a, true
 
 /* _fused_sgd_(self, grads, momentum_buffer_list, *, weight_decay, momentum, lr, dampening,
  * nesterov, maximize, is_first_step, grad_scale=None, found_inf=None) -> () */
-PyObject *tn_op__fused_sgd_(tn_value *a) {
+static PyObject *fused_sgd(tn_value *a) {
     sgd_p prm = {0};
     prm.wd = a[3].u.f; prm.momentum = a[4].u.f;
     if (lr_of(&a[5], &prm.lr) < 0) return NULL;
@@ -331,7 +331,15 @@ PyObject *tn_op__fused_sgd_(tn_value *a) {
     Py_RETURN_NONE;
 }
 
-PyObject *tn_op__fused_sgd__tensor_lr(tn_value *a) { return tn_op__fused_sgd_(a); }
+/* no Meta kernel upstream: a meta tensor anywhere (a list's element, grad_scale) refuses first */
+PyObject *tn_op__fused_sgd_(tn_value *a) {
+    if (tn_door_meta_call(a)) return tn_meta_no_kernel("_fused_sgd_");
+    return fused_sgd(a);
+}
+PyObject *tn_op__fused_sgd__tensor_lr(tn_value *a) {
+    if (tn_door_meta_call(a)) return tn_meta_no_kernel("_fused_sgd_.tensor_lr");
+    return fused_sgd(a);
+}
 
 /* _fused_adagrad_(self, grads, state_sums, state_steps, *, lr, lr_decay, weight_decay, eps,
  * maximize, grad_scale=None, found_inf=None) -> () */

@@ -523,13 +523,25 @@ static PyObject *soft_margin_bwd(tn_value *a, PyObject *out) {
     Py_XDECREF(nt); Py_XDECREF(m);
     /* upstream's mul_out(grad_input, target, z): grad_input's overlap checks after z's shape */
     if (z && out && tn_check_overlap(out, 2, (PyObject *const[]){a[2].u.obj, z}) < 0) Py_CLEAR(z);
+    /* ... whose product must cast to grad_input's dtype: the functional form's grad_input is
+     * empty({0}, self.options()), so an integral or bool self refuses a float product and the
+     * result has self's dtype (measured); a float8 grad_input refuses z's promotion in div_ */
+    tn_dtype gd = out ? tn_tensor_of(out)->dtype : TN_T(a[1])->dtype;
+    if (z) {
+        tn_dtype zd = tn_tensor_of(z)->dtype, pd = tn_promote_types(TN_T(a[2])->dtype, zd);
+        if (!tn_can_cast(pd, gd)) { tn_cast_error(pd, gd); Py_CLEAR(z); }
+        else if (tn_dtype_infos[gd].kind == TN_KIND_FLOAT8 && gd != zd && tn_promote_types_checked(gd, zd) == TN_DTYPE_UNDEFINED)
+            Py_CLEAR(z);
+    }
     PyObject *gi = z ? tn_at_mul_Tensor(a[2].u.obj, z) : NULL;
     if (gi && !inplace(tn_at_mul__Scalar(gi, TN_SD(-norm)), gi)) Py_CLEAR(gi);
     if (gi && !inplace(tn_at_add__Scalar(z, TN_SI(1), TN_SDEF), z)) Py_CLEAR(gi);
     if (gi && !inplace(tn_at_div__Tensor(gi, z), gi)) Py_CLEAR(gi);
     if (gi && !inplace(tn_at_mul__Tensor(gi, a[0].u.obj), gi)) Py_CLEAR(gi);
     Py_XDECREF(z);
-    return out ? tn_out_deliver(gi, out, "soft_margin_loss_backward") : gi;
+    if (out) return tn_out_deliver(gi, out, "soft_margin_loss_backward");
+    if (gi && tn_tensor_of(gi)->dtype != gd) Py_SETREF(gi, tn_as_dtype(gi, gd, false));
+    return gi;
 }
 PyObject *tn_op_soft_margin_loss_backward(tn_value *a) { return soft_margin_bwd(a, NULL); }
 PyObject *tn_op_soft_margin_loss_backward_grad_input(tn_value *a) { return soft_margin_bwd(a, a[4].u.obj); }

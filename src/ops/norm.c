@@ -523,10 +523,30 @@ static PyObject *linalg_norm_str_impl(tn_value *a, PyObject *out) {
     return matrix_fro(&a[0], ord, &a[2], arg_bool(&a[3]), arg_dtype(&a[4]), out);
 }
 
+/* upstream's linalg_norm.out (both overloads) runs the functional form, then wants out= of its
+ * result's dtype exactly, in its own words (measured: a float16 input into a float32 out=, a float32
+ * one into float64 with ord=2, refused), then resizes and copies */
+static PyObject *linalg_norm_out_exact(PyObject *r, PyObject *out) {
+    if (!r) return NULL;
+    tn_dtype rd = tn_tensor_of(r)->dtype, od = tn_tensor_of(out)->dtype;
+    if (rd != od) {
+        PyErr_Format(PyExc_RuntimeError, "linalg.norm expected out tensor dtype %s but got: %s", tn_dtype_cpp_name(rd),
+                     tn_dtype_cpp_name(od));
+        Py_DECREF(r);
+        return NULL;
+    }
+    return tn_out_deliver(r, out, "linalg_norm");
+}
 PyObject *tn_op_linalg_norm(tn_value *a) { return linalg_norm_impl(a, NULL); }
-PyObject *tn_op_linalg_norm_out(tn_value *a) { return linalg_norm_impl(a, a[5].u.obj); }
+PyObject *tn_op_linalg_norm_out(tn_value *a) {
+    if (tn_door_on_meta() || tn_door_out_trial()) return linalg_norm_impl(a, a[5].u.obj);
+    return linalg_norm_out_exact(linalg_norm_impl(a, NULL), a[5].u.obj);
+}
 PyObject *tn_op_linalg_norm_ord_str(tn_value *a) { return linalg_norm_str_impl(a, NULL); }
-PyObject *tn_op_linalg_norm_ord_str_out(tn_value *a) { return linalg_norm_str_impl(a, a[5].u.obj); }
+PyObject *tn_op_linalg_norm_ord_str_out(tn_value *a) {
+    if (tn_door_on_meta() || tn_door_out_trial()) return linalg_norm_str_impl(a, a[5].u.obj);
+    return linalg_norm_out_exact(linalg_norm_str_impl(a, NULL), a[5].u.obj);
+}
 
 /* linalg__powsum(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *,
  * ScalarType? dtype=None): sum(|x|^ord) over dim, linalg_vector_norm's kernel without the root

@@ -318,7 +318,24 @@ U3(fix, TRUNC, U_STRICT)
 U3(frac, FRAC, U_STRICT)
 U3(round, ROUND, U_STRICT)
 U3(square, SQUARE, 0)
-U3(logical_not, LOGICAL_NOT, 0)
+/* logical_not: upstream's kernel dispatches the input's dtype, then the output's, over the
+ * standard dtypes: complex32, float8 and uint16/32/64 refused either side, empty tensors too
+ * (measured: docs/breadth_more2.md "fourth pass"); not on meta */
+static const uspec us_logical_not = {TN_UNARY_LOGICAL_NOT, "logical_not", 0};
+static bool lnot_kernel(tn_dtype d) {
+    return d != TN_DTYPE_C32 && tn_dtype_infos[d].kind != TN_KIND_FLOAT8 && !tn_dtype_barebones(d);
+}
+static PyObject *logical_not_impl(tn_value *a, PyObject *out, bool inplace) {
+    if (!tn_door_on_meta()) {
+        tn_dtype dt = TN_T(a[0])->dtype;
+        if (!lnot_kernel(dt)) return tn_kernel_missing("logical_not_cpu", dt);
+        if (out && !lnot_kernel(tn_tensor_of(out)->dtype)) return tn_kernel_missing("logical_not_cpu", tn_tensor_of(out)->dtype);
+    }
+    return unary(&us_logical_not, a, out, inplace);
+}
+PyObject *tn_op_logical_not(tn_value *a) { return logical_not_impl(a, NULL, false); }
+PyObject *tn_op_logical_not_(tn_value *a) { return logical_not_impl(a, NULL, true); }
+PyObject *tn_op_logical_not_out(tn_value *a) { return logical_not_impl(a, a[1].u.obj, false); }
 U3(bitwise_not, BITWISE_NOT, U_STRICT)
 U3(silu, SILU, U_STRICT)
 U3(mish, MISH, U_STRICT)
@@ -400,9 +417,9 @@ PyObject *tn_op_sgn_out(tn_value *a) { return sgn_impl(a, a[1].u.obj, false); }
 static PyObject *logit_impl(tn_value *a, PyObject *out, bool inplace) {
     tn_unary_params p = {1.0, 20.0, 0.0, false};
     /* the kernel converts eps to its computing dtype: self's floating one, float for an integral
-     * or bool self (the overflow check; measured) */
+     * or bool self, uint16/32/64 too (the overflow check; measured) */
     tn_dtype dt = TN_T(a[0])->dtype;
-    if (a[1].tag != TN_V_NONE && (tn_nn_float(dt) || (tn_dtype_is_integral(dt, true) && !tn_dtype_barebones(dt))) &&
+    if (a[1].tag != TN_V_NONE && (tn_nn_float(dt) || tn_dtype_is_integral(dt, true)) &&
         tn_check_kernel_scalar(&a[1], tn_nn_float(dt) ? dt : TN_DTYPE_F32, false) < 0)
         return NULL;
     if (a[1].tag != TN_V_NONE) { p.has_eps = true; p.eps = tn_value_as_double(&a[1]); }

@@ -54,6 +54,11 @@ static int negate_imag(PyObject *t) {
 }
 /* _conj_physical / conj_physical / conj_physical.out / conj_physical_ (arguments arrive bit-free) */
 PyObject *tn_op__conj_physical(tn_value *a) {
+    /* upstream's kernel has no float8 or uint16/32/64 (empty tensors too; conj_physical returns a
+     * real self before reaching it). Measured: docs/breadth_more2.md "fourth pass" */
+    tn_dtype dt = TN_T(a[0])->dtype;
+    if (!tn_door_on_meta() && (tn_dtype_infos[dt].kind == TN_KIND_FLOAT8 || tn_dtype_barebones(dt)))
+        return tn_kernel_missing("conj_cpu", dt);
     PyObject *c = tn_at_clone(a[0].u.obj, NULL);
     if (c && tn_dtype_is_complex(tn_tensor_of(c)->dtype) && negate_imag(c) < 0) Py_CLEAR(c);
     return c;

@@ -287,7 +287,10 @@ static PyObject *dequantize(PyObject *self) {
     }
     return r;
 }
-PyObject *tn_op_dequantize_self(tn_value *a) { return dequantize(a[0].u.obj); }
+PyObject *tn_op_dequantize_self(tn_value *a) {
+    if (tn_door_meta_call(a)) return tn_meta_no_kernel("dequantize.self"); /* upstream has no Meta kernel */
+    return dequantize(a[0].u.obj);
+}
 
 /* dequantize.tensors: every element must be quantized (upstream's QuantizedCPU-only kernel) */
 PyObject *tn_op_dequantize_tensors(tn_value *a) {

@@ -797,13 +797,19 @@ static PyObject *multinomial_impl(tn_value *a, PyObject *out) {
         Py_DECREF(res);
         return rc < 0 ? NULL : Py_NewRef(out);
     }
+    /* upstream's order (measured): the rank, the input dtype, out='s dtype, the sample count */
+    if (t->ndim != 1 && t->ndim != 2) {
+        PyErr_SetString(PyExc_RuntimeError, "prob_dist must be 1 or 2 dim");
+        return NULL;
+    }
     if (!is_float(t->dtype)) {
         PyErr_Format(PyExc_RuntimeError, "multinomial only supports floating-point dtypes for input, got: %s",
                      tn_dtype_cpp_name(t->dtype));
         return NULL;
     }
-    if (t->ndim != 1 && t->ndim != 2) {
-        PyErr_SetString(PyExc_RuntimeError, "prob_dist must be 1 or 2 dim");
+    if (out && tn_tensor_of(out)->dtype != TN_DTYPE_I64) {
+        PyErr_Format(PyExc_RuntimeError, "multinomial expects Long tensor out, got: %s",
+                     tn_dtype_cpp_name(tn_tensor_of(out)->dtype));
         return NULL;
     }
     if (ns <= 0) {

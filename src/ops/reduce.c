@@ -79,6 +79,16 @@ static PyObject *run_reduce(tn_reduce_op op, const char *kname, PyObject *self, 
         Py_DECREF(x);
         return r;
     }
+    if (od == TN_DTYPE_BOOL && t->dtype != TN_DTYPE_BOOL && tn_dtype_computable(t->dtype) && !is_meta(t) &&
+        (op == TN_REDUCE_SUM || op == TN_REDUCE_PROD)) {
+        /* into bool the iterator reads the input cast to bool (x != 0) first (measured:
+         * sum(0.2, dtype=bool) is True, as upstream's; a truncation to int gave False) */
+        PyObject *x = tn_as_dtype(self, TN_DTYPE_BOOL, false);
+        if (!x) return NULL;
+        PyObject *r = run_reduce(op, kname, x, mask, keepdim, od);
+        Py_DECREF(x);
+        return r;
+    }
     if (tn_dtype_barebones(t->dtype)) return reduce_barebones(op, kname, self, mask, keepdim, od);
     if (tn_require_computable(kname, t->dtype) < 0 || tn_require_computable(kname, od) < 0) return NULL;
     int64_t sz[TN_MAX_DIMS];
@@ -582,6 +592,12 @@ static PyObject *var_std(bool take_sqrt, bool with_mean, tn_value *self, const t
         PyObject *r = var_std(take_sqrt, with_mean, &w, dimv, correction, keepdim, out, mean_out);
         Py_DECREF(w.u.obj);
         return r;
+    }
+    if (out && !with_mean && !is_meta(t) && !cplx && nout > 1 && tn_numel(t) > 0) {
+        /* a real input reduces in out='s dtype: its reduction kernel has no complex or float8 one
+         * (measured: std(f32, dim=[0], out=complex64) refused; one output element runs) */
+        tn_dtype od = tn_tensor_of(out)->dtype;
+        if (tn_dtype_is_complex(od) || tn_dtype_infos[od].kind == TN_KIND_FLOAT8) return tn_kernel_missing("std_cpu", od);
     }
     if (tn_dtype_infos[t->dtype].kind == TN_KIND_FLOAT8 && tn_numel(t) > 0) {
         /* upstream's CPU kernels: one output element goes to its all-elements path, which names the

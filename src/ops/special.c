@@ -345,6 +345,17 @@ static PyObject *ldexp_kernel(PyObject *self, PyObject *other, PyObject *out, bo
     Py_DECREF(e);
     return r;
 }
+/* a bool exponent of a floating self reaches the kernel, which has no bool one: refused whatever
+ * out='s dtype, empty tensors too (measured: docs/breadth_more2.md "fourth pass") */
+static bool ldexp_bool_exp(PyObject *self, PyObject *other) {
+    if (!ldexp_direct(self, other) || tn_tensor_of(other)->dtype != TN_DTYPE_BOOL) return false;
+    const tn_tensor *ts[2] = {tn_tensor_of(self), tn_tensor_of(other)};
+    int nd;
+    int64_t shape[TN_MAX_DIMS];
+    if (tn_broadcast_tensors_shape(2, ts, &nd, shape) < 0) return true;   /* the iterator's broadcast first */
+    tn_kernel_missing("ldexp_cpu_exp", TN_DTYPE_BOOL);
+    return true;
+}
 static PyObject *ldexp_pow2(PyObject *self, PyObject *other) {
     tn_dtype dt = tn_tensor_of(self)->dtype;
     if (tn_dtype_is_integral(dt, true) || dt == TN_DTYPE_F32) return tn_at_pow_Scalar(TN_SD(2.0), other);
@@ -354,6 +365,7 @@ static PyObject *ldexp_pow2(PyObject *self, PyObject *other) {
     return r;
 }
 PyObject *tn_op_ldexp_Tensor(tn_value *a) {
+    if (ldexp_bool_exp(a[0].u.obj, a[1].u.obj)) return NULL;
     if (ldexp_direct(a[0].u.obj, a[1].u.obj)) return ldexp_kernel(a[0].u.obj, a[1].u.obj, NULL, false);
     PyObject *p = ldexp_pow2(a[0].u.obj, a[1].u.obj);
     PyObject *r = p ? tn_at_mul_Tensor(a[0].u.obj, p) : NULL;
@@ -366,6 +378,7 @@ static PyObject *ldexp_out_impl(PyObject *self, PyObject *other, PyObject *out) 
         PyErr_Format(PyExc_RuntimeError, "ldexp can't be cast to the desired output type %s", tn_dtype_cpp_name(od));
         return NULL;
     }
+    if (ldexp_bool_exp(self, other)) return NULL;
     if (ldexp_direct(self, other) && od == tn_tensor_of(self)->dtype)
         return ldexp_kernel(self, other, out == self ? NULL : out, out == self);
     PyObject *p = ldexp_pow2(self, other);
@@ -382,6 +395,16 @@ PyObject *tn_op_ldexp_(tn_value *a) {
         PyErr_Format(PyExc_RuntimeError, "ldexp can't be cast to the desired output type %s", tn_dtype_cpp_name(sd));
         return NULL;
     }
+    /* in place the iterator's shape and overlap checks on self come before the kernel (measured:
+     * a 0-dim or expanded self raises those); such a call goes the product's way below */
+    const tn_tensor *st = tn_tensor_of(self), *ts[2] = {st, tn_tensor_of(other)};
+    int nd;
+    int64_t shape[TN_MAX_DIMS];
+    if (tn_broadcast_tensors_shape(2, ts, &nd, shape) == 0 && nd == st->ndim &&
+        !memcmp(shape, st->sizes, (size_t)nd * sizeof *shape) && tn_check_overlap(self, 0, NULL) == 0 &&
+        ldexp_bool_exp(self, other))
+        return NULL;
+    PyErr_Clear();
     if (ldexp_direct(self, other)) return ldexp_kernel(self, other, NULL, true);
     PyObject *p = ldexp_pow2(self, other);
     PyObject *r = p ? tn_at_mul__Tensor(self, p) : NULL;
@@ -486,6 +509,20 @@ static PyObject *nansum_run(tn_value *a, bool with_out) {
         Py_XDECREF(r32);
         return with_out ? tn_out_deliver(r, a[4].u.obj, "nansum") : r;
     }
+    /* a floating self reduces in the result's dtype: out='s (its kernel is built for the floating
+     * dtypes only: bool, integral, complex, float8 refused), else dtype= (complex or float8 refused;
+     * an integral one runs), after the reduction's dim wrap; not for an empty self (zero_ instead).
+     * Measured: nansum(f32, dtype=complex128), nansum(f32, out=int64) refused, nansum(f32,
+     * dtype=int64) runs. */
+    if ((dt == TN_DTYPE_F32 || dt == TN_DTYPE_F64 || dt == TN_DTYPE_F16 || dt == TN_DTYPE_BF16) && !tn_door_on_meta()) {
+        tn_dtype rd = with_out ? tn_tensor_of(a[4].u.obj)->dtype : a[3].tag == TN_V_DTYPE ? a[3].u.dtype : dt;
+        bool bad = tn_dtype_is_complex(rd) || tn_dtype_infos[rd].kind == TN_KIND_FLOAT8 ||
+                   (with_out && tn_dtype_is_integral(rd, true) && !tn_dtype_barebones(rd));
+        if (bad) {
+            if (with_out && a[1].tag != TN_V_NONE && tn_dims_mask(TN_T(a[0]), &a[1], true, &mask) < 0) return NULL;
+            if (tn_numel(TN_T(a[0])) != 0) return tn_kernel_missing("nansum_cpu", rd);
+        }
+    }
     PyObject *clean;
     if (tn_dtype_is_floating(dt) && tn_dtype_infos[dt].kind != TN_KIND_FLOAT8) {
         PyObject *m = tn_at_isnan(a[0].u.obj);
@@ -536,15 +573,17 @@ static PyObject *nanmean_run(tn_value *a, PyObject *out) {
         }
     }
     /* the out= form sums into out= (nansum.out): complex self refused first (nansum's check), then
-     * its dtype-match check (measured: "nansum: provided dtype must match dtype of result. Got
-     * Float and ComplexHalf."), then the kernel, dispatched over out='s dtype (floating only:
-     * "nansum_cpu"), unless empty */
+     * its dtype-match check on CPU only (measured: "nansum: provided dtype must match dtype of result. Got
+     * Float and ComplexHalf."; none on meta), then the kernel, dispatched over out='s dtype (floating
+     * only: "nansum_cpu"), unless empty. The dims are wrapped first (the non-NaN count's sum). */
+    uint64_t mask;
+    if (out && a[1].tag != TN_V_NONE && !tn_door_on_meta() && tn_dims_mask(TN_T(a[0]), &a[1], true, &mask) < 0) return NULL;
     if (out && !tn_door_on_meta() && !tn_dtype_is_complex(dt) && a[3].tag == TN_V_DTYPE && a[3].u.dtype != tn_tensor_of(out)->dtype) {
         PyErr_Format(PyExc_RuntimeError, "nansum: provided dtype must match dtype of result. Got %s and %s.",
                      tn_dtype_cpp_name(tn_tensor_of(out)->dtype), tn_dtype_cpp_name(a[3].u.dtype));
         return NULL;
     }
-    if (out && !tn_door_on_meta() && !tn_dtype_is_complex(dt) && a[3].tag != TN_V_DTYPE && tn_numel(TN_T(a[0]))) {
+    if (out && !tn_door_on_meta() && !tn_dtype_is_complex(dt) && tn_numel(TN_T(a[0]))) {
         tn_dtype od = tn_tensor_of(out)->dtype;
         if (od != TN_DTYPE_F32 && od != TN_DTYPE_F64 && od != TN_DTYPE_F16 && od != TN_DTYPE_BF16) return tn_kernel_missing("nansum_cpu", od);
     }

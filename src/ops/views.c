@@ -557,13 +557,15 @@ static int squeeze_mask(tn_value *a, int which, bool *drop) {
     }
     int n = which == 1 ? 1 : a[1].u.ints.n;
     const int64_t *dims = which == 1 ? &a[1].u.i : a[1].u.ints.v;
+    bool seen[TN_MAX_DIMS + 1] = {false};   /* a 0-dim tensor's dims wrap to 0: repeats refused too (measured) */
     for (int i = 0; i < n; i++) {
         int64_t d;
         if (tn_wrap_dim(dims[i], t->ndim, &d) < 0) return -1;
-        if (which == 2 && drop[d]) {
+        if (which == 2 && seen[d]) {
             PyErr_Format(PyExc_RuntimeError, "dim %lld appears multiple times in the list of dims", (long long)d);
             return -1;
         }
+        seen[d] = true;
         if (t->ndim > 0) drop[d] = true;
     }
     return 0;

@@ -96,6 +96,13 @@ static PyObject *tensor_new(PyTypeObject *tp, PyObject *args, PyObject *kw) {
 
 /* ---------- geometry members ---------- */
 
+/* size(d) / stride(d) of a 0-dim tensor: upstream refuses any d (measured) */
+static PyObject *no_dims(PyObject *arg) {
+    long long d = PyLong_AsLongLong(arg);
+    if (d == -1 && PyErr_Occurred()) return NULL;
+    return PyErr_Format(PyExc_IndexError, "Dimension specified as %lld but tensor has no dimensions", d);
+}
+
 static int parse_dim(PyObject *self, PyObject *arg, int *out) {
     int nd = tn_tensor_of(self)->ndim, lim = nd ? nd : 1;
     long d = PyLong_AsLong(arg);
@@ -223,8 +230,8 @@ static PyObject *m_size(PyObject *self, PyObject *args, PyObject *kw) {
     if (nt) return !dim || dim == Py_None ? nested_refuse("sizes") : nested_size(self, nt, dim);
     if (!dim || dim == Py_None) return tn_py_size_new(t->ndim, t->sizes);
     int d;
+    if (!t->ndim) return no_dims(dim);
     if (parse_dim(self, dim, &d) < 0) return NULL;
-    if (!t->ndim) return PyLong_FromLong(1);
     return PyLong_FromLongLong(t->sizes[d]);
 }
 
@@ -249,8 +256,8 @@ static PyObject *m_stride(PyObject *self, PyObject *args, PyObject *kw) {
     if (tn_compressed_of(self)) return no_strides(self, "strides");
     if (!dim || dim == Py_None) return int_tuple(t->ndim, t->strides);
     int d;
+    if (!t->ndim) return no_dims(dim);
     if (parse_dim(self, dim, &d) < 0) return NULL;
-    if (!t->ndim) return PyLong_FromLong(1);
     return PyLong_FromLongLong(t->strides[d]);
 }
 
