@@ -452,12 +452,21 @@ int tn_args_convert(const tn_arg *p, PyObject *o, tn_args *a, tn_value *v) {
     return convert(o, p, true, true, 0, a, v);
 }
 
+/* What torch.ops refuses that upstream's Python bindings take: None for a Tensor?[] list (it takes
+ * None elements: index.Tensor), and one int for a SymInt[N] (only an int[N] repeats one int N times;
+ * measured: roll.default(x, 1), col2im's output_size refused). */
+static bool aten_refuses(const tn_arg *p, PyObject *o) {
+    if (!p->is_list) return false;
+    if (o == Py_None) return p->type == TN_TYPE_TENSOR && p->elem_optional && !p->optional;
+    return p->type == TN_TYPE_SYMINT && is_int_like(o);
+}
+
 int tn_args_aten_convertible(const tn_arg *p, PyObject *o, bool numbers_as_tensors) {
     tn_args a;
     tn_value v;
     a.nowned = a.nints = a.nheap = 0;
     a.out = NULL;
-    if (o == Py_None && p->is_list && p->type == TN_TYPE_TENSOR && p->elem_optional && !p->optional) return 0;
+    if (aten_refuses(p, o)) return 0;
     int r = aten_loose(o, p, &v);
     if (r == 2) r = convert(o, p, numbers_as_tensors, true, false, &a, &v);
     tn_args_release(&a);
@@ -588,9 +597,10 @@ int tn_args_parse(const tn_schema *s, PyObject *self, PyObject *args, PyObject *
         if (p->kwarg_only) break;
         PyObject *o = PyTuple_GetItem(args, pos);
         /* varargs int list: torch.zeros(2, 3), x.view(2, 3), x.permute(1, 0), x.view(5) — only when
-         * the int list is the signature's one positional parameter besides self (as upstream) */
-        if (p->is_list && (p->type == TN_TYPE_INT || p->type == TN_TYPE_SYMINT) && is_int_like(o) &&
-            k == (self_at == 0 ? 1 : 0) && max_pos == 1) {
+         * the int list is the signature's one positional parameter besides self (as upstream's
+         * Python bindings; torch.ops has no varargs: aten.zeros.default(5) is refused, measured) */
+        if (!(flags & TN_PARSE_ATEN) && p->is_list && (p->type == TN_TYPE_INT || p->type == TN_TYPE_SYMINT) &&
+            is_int_like(o) && k == (self_at == 0 ? 1 : 0) && max_pos == 1) {
             PyObject *rest = PyTuple_GetSlice(args, pos, nargs);
             if (!rest || tn_args_own(a, rest) < 0) return TN_PARSE_ERROR;
             given[k] = rest;
@@ -696,11 +706,7 @@ int tn_args_parse(const tn_schema *s, PyObject *self, PyObject *args, PyObject *
             PyErr_Format(PyExc_TypeError, "%s(): argument '%s'%s must be tuple of Tensors, not NoneType", s->name, p->name, at);
             return TN_PARSE_ERROR;
         }
-        if ((flags & TN_PARSE_ATEN) && given[i] == Py_None && p->is_list && p->type == TN_TYPE_TENSOR &&
-            p->elem_optional && !p->optional) {
-            /* torch.ops: Tensor?[] takes None elements, not None for the list (index.Tensor) */
-            return TN_PARSE_NOMATCH;
-        }
+        if ((flags & TN_PARSE_ATEN) && aten_refuses(p, given[i])) return TN_PARSE_NOMATCH;
         bool nat = (flags & TN_PARSE_NUMBERS_AS_TENSORS) && (i != 0 || (flags & TN_PARSE_NUMBER_SELF));
         r = (flags & TN_PARSE_ATEN_LOOSE) ? aten_loose(given[i], p, &a->v[i]) : 2;
         if (r == 2) r = convert(given[i], p, nat, (flags & TN_PARSE_TENSORS_AS_SCALARS) != 0, float_peer, a, &a->v[i]);

@@ -51,3 +51,28 @@ cases("aten_packet_numbers", {   # aten's own overloads first: numbers fill Tens
     "add_float_int": "a.add(1.5, 2)",
     "add_tensor_int": "a.add(x, 2)",
 }, setup=ERR)
+
+# One int for an int list (measured): torch.ops has no varargs (aten.zeros.default(5) is refused where
+# torch.zeros(5) runs), and only an int[N] repeats one int N times: a SymInt[N] (roll's shifts,
+# col2im's / adaptive pools' output_size) wants a list, an int[N] (sum's dim, max_pool2d's
+# kernel_size, col2im's kernel_size) takes it.
+cases("aten_one_int_lists", {
+    "zeros_default": "err(lambda: a.zeros.default(5))",
+    "zeros_two": "err(lambda: a.zeros.default(2, 3))",
+    "zeros_packet": "err_set(lambda: a.zeros(5))",
+    "zeros_list": "a.zeros.default([5])",
+    "randn_default": "err(lambda: a.randn.default(4))",
+    "empty_default": "err(lambda: a.empty.memory_format(4))",
+    "new_zeros": "err(lambda: a.new_zeros.default(x, 3))",
+    "view_default": "err(lambda: a.view.default(x, 2))",
+    "roll_symint1": "err(lambda: a.roll.default(x, 1))",
+    "roll_list": "a.roll.default(x, [1], 0)",
+    "adaptive_avg_pool2d": "err(lambda: a.adaptive_avg_pool2d.default(torch.ones(1, 1, 4, 4), 2))",
+    "upsample_nearest2d": "err(lambda: a.upsample_nearest2d.default(torch.ones(1, 1, 2, 2), 4))",
+    "col2im_symint2": "err(lambda: a.col2im.default(torch.ones(1, 4, 4), 3, 2, 1, 0, 1))",
+    "col2im_int2": "a.col2im.default(torch.ones(1, 4, 4), [3, 3], 2, 1, 0, 1)",
+    "sum_int1": "a.sum.dim_IntList(torch.ones(2, 3), 1)",
+    "max_pool2d_int2": "a.max_pool2d.default(torch.ones(1, 1, 4, 4), 2)",
+    "torch_zeros_varargs": "torch.zeros(5)",
+    "method_view_varargs": "x.view(2, 1)",
+}, setup=ERR)
