@@ -102,10 +102,17 @@ value = eval(compile(ast.Expression(last.value), "<case>", "eval"), globals())
 print("RESULT:" + repr(value))
 '''
 
+# Upstream's parse of a session's events reads freed memory now and then: the record_function case
+# raised UnicodeDecodeError in upstream's own _parse_kineto_results in 4 of 18 runs (a stack or
+# event name of garbage bytes; measured on a loaded host), ours never. An interpreter that fails so
+# is run again, at most five times (a case failing five times in a row still fails).
 FRESH = """
 import subprocess, sys
 def fresh(code):
-    p = subprocess.run([sys.executable, "-c", %r], input=code, capture_output=True, text=True, timeout=600)
+    for attempt in range(5):
+        p = subprocess.run([sys.executable, "-c", %r], input=code, capture_output=True, text=True, timeout=600)
+        if not (p.returncode and "UnicodeDecodeError" in p.stderr):
+            break
     lines = [l for l in p.stdout.splitlines() if l.startswith("RESULT:")]
     if p.returncode or not lines:
         raise RuntimeError("the case's interpreter failed: " + p.stderr[-3000:])
@@ -191,4 +198,4 @@ cases("profiler_stack", {name: "fresh(%r)" % code for name, code in {
     "optimizer": "opt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
                  "def f():\n    fwd_bwd()\n    opt.step()\n    opt.zero_grad()\n"
                  "f()\nstacks(run(f, verbose=True, with_stack=True))",
-}.items()}, setup=FRESH)
+}.items()}, setup=FRESH, traced=False)   # each case runs in a fresh interpreter: nothing here for the dispatch trace to see
