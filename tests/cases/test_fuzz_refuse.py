@@ -52,7 +52,7 @@ cases("fuzz_refuse_deprecated_alpha_warning", {
     "out_first": RUN + "run('torch.sub(x, 2, 3, out=torch.empty(2))')",
     "refused_then_ok": RUN + "run('''\n    try:\n        torch.sub(x, 2, True)\n    except RuntimeError:\n        pass\n    x.add_(2, 3)''')",
     "not_deprecated_silent": RUN + "run('torch.add(x, 2, alpha=3); x.add(2)')",
-})
+}, traced=False)   # each case runs in a fresh interpreter: nothing here for the dispatch trace to see
 
 cases("fuzz_refuse_dunders", {
     "not_implemented": "[f() for f in [lambda: x.__and__(2, 3), lambda: x.__and__(x, x), lambda: x.__and__(), "

@@ -97,7 +97,7 @@ print(torch.get_num_threads())
 '''
 p = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
 (p.returncode, p.stdout)
-""")
+""", traced=False)   # each case runs in a fresh interpreter: nothing here for the dispatch trace to see
 
 # Start-up defaults from the environment (read once, at start-up) and the affinity mask. Each
 # setting costs a fresh `import torch`, so the groups are small and run one child at a time.
@@ -120,4 +120,4 @@ cases("env_defaults", {
         cpus = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
         [startup({}, {cpus[0]}), startup({"OMP_NUM_THREADS": "2"}, {cpus[0]})] if len(cpus) > 1 else "one cpu"
     """,
-}, setup=_ENV)
+}, setup=_ENV, traced=False)   # each case runs in a fresh interpreter: nothing here for the dispatch trace to see

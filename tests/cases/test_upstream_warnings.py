@@ -32,7 +32,7 @@ cases("triangular_solve_deprecated", {
         pass
     torch.triangular_solve(b, A)''')""",
     "solve_triangular_silent": RUN + "run('torch.linalg.solve_triangular(A, b, upper=False)')",
-})
+}, traced=False)   # each case runs in a fresh interpreter: nothing here for the dispatch trace to see
 
 SP = "I = torch.tensor([[0, 1]]); V = torch.tensor([1., 2.]); "
 
@@ -61,4 +61,4 @@ cases("sparse_factory_warnings", {
     "compressed_explicit": run_case("torch.sparse_compressed_tensor([0, 1, 2], [0, 1], [1., 2.], (2, 2), "
                                     "layout=torch.sparse_csc, check_invariants=False)"),
     "to_sparse_csr_mm": run_case("torch.eye(2).to_sparse_csr() @ torch.ones(2, 2)"),
-})
+}, traced=False)   # each case runs in a fresh interpreter: nothing here for the dispatch trace to see

@@ -30,12 +30,16 @@ class Case:
     values   False skips value comparison (uninitialised memory, e.g. torch.empty)
     vars     compare the snippet's named tensor variables after it ran (in-place effects)
     ref_only run only on the reference (harness self-tests)
+    traced   False: the snippet runs all its torch work in child interpreters (the fresh()
+             pattern), so the reference's dispatch trace (a third run of the snippet, under a
+             TorchDispatchMode in this interpreter) could see nothing: it is not made, and the
+             case exercises only the overloads it spells (tests/harness/coverage.py)
     """
 
-    __slots__ = ("id", "code", "tol", "strides", "values", "vars", "ref_only", "where", "_key")
+    __slots__ = ("id", "code", "tol", "strides", "values", "vars", "ref_only", "traced", "where", "_key")
 
     def __init__(self, code, id=None, tol=None, strides=None, values=True, vars=True,
-                 ref_only=False, where=None):
+                 ref_only=False, traced=True, where=None):
         code = textwrap.dedent(code).strip("\n")
         if tol not in TOLS and not (isinstance(tol, tuple) and len(tol) == 2):
             raise ValueError("tol must be None, 'float', 'lapack' or (atol, rtol), not %r" % (tol,))
@@ -46,6 +50,7 @@ class Case:
         self.values = values
         self.vars = vars
         self.ref_only = ref_only
+        self.traced = traced
         self.where = where
         self._key = None
         _ALL.append(self)
@@ -60,7 +65,7 @@ class Case:
 
     def job(self, reference=True):
         return {"code": self.code, "values": self.values,
-                "hi": bool(reference and self.tol in ("float", "lapack")), "trace": bool(reference)}
+                "hi": bool(reference and self.tol in ("float", "lapack")), "trace": bool(reference and self.traced)}
 
     def __repr__(self):
         return "Case(%s)" % self.id
@@ -93,7 +98,7 @@ def cases(name, snippets, **opts):
     """Declare a group: `snippets` is a list (ids name-0, name-1, ...) or a dict (ids name-key).
 
     Extra keyword `setup="..."` is prepended to every snippet of the group. Other keywords are
-    Case options (tol, strides, values, vars). Returns the list of Case objects.
+    Case options (tol, strides, values, vars, traced). Returns the list of Case objects.
     """
     setup = textwrap.dedent(opts.pop("setup", "") or "").strip("\n")
     g = opts.pop("_globals", None) or _module_globals(1)   # a helper may declare for its caller

@@ -1,7 +1,8 @@
 """Which implemented overloads do the golden cases exercise? (the coverage gate's data)
 
 An overload counts as exercised by a case when it appears in the case's upstream dispatch trace
-(the reference worker re-runs every snippet under a recording TorchDispatchMode, worker.py, and
+(the reference worker re-runs every snippet not declared `traced=False` under a recording
+TorchDispatchMode, worker.py, and
 caches the sorted list as the record's `ops`), or when the snippet spells it explicitly as
 `torch.ops.aten.<name>.<overload>` (upstream decomposes composite operators such as `linear`
 before a dispatch mode sees them, so an explicit spelling is how a composite gets covered).
@@ -79,7 +80,7 @@ def build_map(by_family, records):
         for c in cs:
             n += 1
             rec = records.get(c.exec_key) or {}
-            if "ops" not in rec:
+            if c.traced and "ops" not in rec:
                 untraced.append(c.id)
             for ov in case_overloads(c, rec):
                 exercised.setdefault(ov, []).append(c.id)
