@@ -103,7 +103,7 @@ print("RESULT:" + repr(value))
 '''
 
 # Upstream's parse of a session's events reads freed memory now and then: the record_function case
-# raised UnicodeDecodeError in upstream's own _parse_kineto_results in 4 of 18 runs (a stack or
+# raised UnicodeDecodeError in upstream's own _parse_kineto_results in 4 of 19 runs (a stack or
 # event name of garbage bytes; measured on a loaded host), ours never. An interpreter that fails so
 # is run again, at most five times (a case failing five times in a row still fails).
 FRESH = """
