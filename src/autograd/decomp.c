@@ -1788,6 +1788,8 @@ static PyObject *stack_like(tn_value *a, bool vertical) {
 }
 static PyObject *d_hstack(tn_value *a) { return stack_like(a, false); }
 static PyObject *d_vstack(tn_value *a) { return stack_like(a, true); }
+PyObject *tn_norm_d_linalg_norm_out(tn_value *a);          /* ops/norm.c: functional, then copy_ into out */
+PyObject *tn_norm_d_linalg_norm_ord_str_out(tn_value *a);
 /* linalg_norm(self, ord?, dim?, keepdim, dtype?): the vector norm unless a matrix norm is asked */
 static PyObject *d_linalg_norm(tn_value *a) {
     const tn_tensor *t = tn_tensor_of(a[0].u.obj);
@@ -1956,7 +1958,8 @@ static const struct { int row; tn_decomp_fn fn; int base; } decomps[] = {
     {TN_ROW_float_power_Tensor_Scalar, d_float_power_ts, -1}, {TN_ROW_float_power_Tensor_Tensor, d_float_power_tt, -1},
     {TN_ROW_float_power_Scalar, d_float_power_s, -1},
     {TN_ROW_hstack, d_hstack, -1}, {TN_ROW_vstack, d_vstack, -1}, {TN_ROW_row_stack, d_vstack, -1},
-    {TN_ROW_linalg_norm, d_linalg_norm, -1}, {TN_ROW_linalg_norm_ord_str, d_linalg_norm_str, -1}, {TN_ROW_diff, d_diff, -1},
+    {TN_ROW_linalg_norm, d_linalg_norm, -1}, {TN_ROW_linalg_norm_ord_str, d_linalg_norm_str, -1},
+    {TN_ROW_linalg_norm_out, tn_norm_d_linalg_norm_out, -1}, {TN_ROW_linalg_norm_ord_str_out, tn_norm_d_linalg_norm_ord_str_out, -1}, {TN_ROW_diff, d_diff, -1},
     {TN_ROW_absolute_, NULL, TN_ROW_abs_},
     {TN_ROW_greater_Scalar, NULL, TN_ROW_gt_Scalar}, {TN_ROW_greater_Tensor, NULL, TN_ROW_gt_Tensor},
     {TN_ROW_greater__Scalar, NULL, TN_ROW_gt__Scalar}, {TN_ROW_greater__Tensor, NULL, TN_ROW_gt__Tensor},

@@ -24,6 +24,8 @@
  * below that size (or with torch.set_num_threads(1)). */
 #include "ops/common.h"
 #include "ops/linalg_more.h"
+#include "autograd/autograd.h"
+#include "tn_ops_gen.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -526,16 +528,44 @@ static PyObject *linalg_norm_str_impl(tn_value *a, PyObject *out) {
 /* upstream's linalg_norm.out (both overloads) runs the functional form, then wants out= of its
  * result's dtype exactly, in its own words (measured: a float16 input into a float32 out=, a float32
  * one into float64 with ord=2, refused), then resizes and copies */
+static int linalg_norm_out_dtype(PyObject *r, PyObject *out) {
+    tn_dtype rd = tn_tensor_of(r)->dtype, od = tn_tensor_of(out)->dtype;
+    if (rd == od) return 0;
+    PyErr_Format(PyExc_RuntimeError, "linalg.norm expected out tensor dtype %s but got: %s", tn_dtype_cpp_name(rd),
+                 tn_dtype_cpp_name(od));
+    return -1;
+}
 static PyObject *linalg_norm_out_exact(PyObject *r, PyObject *out) {
     if (!r) return NULL;
-    tn_dtype rd = tn_tensor_of(r)->dtype, od = tn_tensor_of(out)->dtype;
-    if (rd != od) {
-        PyErr_Format(PyExc_RuntimeError, "linalg.norm expected out tensor dtype %s but got: %s", tn_dtype_cpp_name(rd),
-                     tn_dtype_cpp_name(od));
+    if (linalg_norm_out_dtype(r, out) < 0) {
         Py_DECREF(r);
         return NULL;
     }
     return tn_out_deliver(r, out, "linalg_norm");
+}
+
+/* The same composite at the autograd layer (autograd/decomp.c), taken when a tensor argument
+ * requires grad: upstream's kernel runs the functional with autograd, so an input requiring grad
+ * gives out a CopyBackwards and out itself goes through copy_ (a leaf requiring grad is refused
+ * as "a leaf Variable that requires grad is being used in an in-place operation"), where the
+ * generated out= check (functions with out=... don't support automatic differentiation) never
+ * runs (measured: docs/breadth_more2.md, "Fuzz corpus: calls upstream runs, fifth pass"). */
+static PyObject *linalg_norm_out_grad(int functional, int op, tn_value *a) {
+    PyObject *out = a[5].u.obj;
+    bool grad = tn_grad_mode() && tn_requires_grad(out);
+    for (int i = 0; i < 5 && !grad; i++) grad = tn_grad_mode() && a[i].tag == TN_V_TENSOR && tn_requires_grad(a[i].u.obj);
+    if (!grad) return tn_door_below_autograd(op, a);
+    PyObject *r = tn_door_call(functional, a);
+    if (!r) return NULL;
+    const tn_tensor *rt = tn_tensor_of(r);
+    PyObject *c = linalg_norm_out_dtype(r, out) < 0 || tn_out_prepare(out, rt->ndim, rt->sizes, rt->dtype, "linalg_norm") < 0
+                      ? NULL : tn_at_copy_(out, r, false);
+    Py_DECREF(r);
+    return c;
+}
+PyObject *tn_norm_d_linalg_norm_out(tn_value *a) { return linalg_norm_out_grad(TN_ROW_linalg_norm, TN_ROW_linalg_norm_out, a); }
+PyObject *tn_norm_d_linalg_norm_ord_str_out(tn_value *a) {
+    return linalg_norm_out_grad(TN_ROW_linalg_norm_ord_str, TN_ROW_linalg_norm_ord_str_out, a);
 }
 PyObject *tn_op_linalg_norm(tn_value *a) { return linalg_norm_impl(a, NULL); }
 PyObject *tn_op_linalg_norm_out(tn_value *a) {

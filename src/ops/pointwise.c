@@ -1082,8 +1082,37 @@ DEF(pow__Tensor, pow_tt(&bs_pow, a, NULL, true))
 DEF(pow_Tensor_Scalar, pow_ts(a, NULL, false, false))
 DEF(pow_Tensor_Scalar_out, pow_ts(a, OUT(2), false, false))
 DEF(pow__Scalar, pow_ts(a, NULL, true, false))
-DEF(pow_Scalar, b_st(&bs_pow, a, NULL))
-DEF(pow_Scalar_out, b_st(&bs_pow, a, OUT(2)))
+/* pow.Scalar(_out) is structured upstream: its meta function sets the output first (a new
+ * contiguous tensor of result_type(base, exponent), whatever the exponent's strides, or out resized to the exponent's sizes with
+ * resize_output's warning), then a base equal to 1 (an int, float or complex 1, not True) is
+ * out.fill_(1) with no dtype check or kernel (an int64 out, a float8 exponent run); any other base
+ * runs the Tensor overload's iterator into that output, so an out it would refuse as overlapping
+ * (an expanded 0-dim tensor of another shape) is replaced first (measured: docs/breadth_more2.md,
+ * "Fuzz corpus: calls upstream runs, fifth pass") */
+static bool scalar_is_one(const tn_value *v) {
+    return (v->tag == TN_V_INT && v->u.i == 1 && !v->uns) || (v->tag == TN_V_FLOAT && v->u.f == 1.0) ||
+           (v->tag == TN_V_COMPLEX && v->u.c.re == 1.0 && v->u.c.im == 0.0);
+}
+static const tn_value pow_one = {.tag = TN_V_INT, .u.i = 1};
+static PyObject *pow_scalar(tn_value *a, PyObject *out) {
+    const tn_tensor *e = TN_T(a[1]);
+    if (!out) {
+        tn_dtype dt = tn_result_type(2, a);
+        if (dt == TN_DTYPE_UNDEFINED) return NULL;
+        PyObject *r = tn_tensor_new_empty(e->ndim, e->sizes, dt, e->storage->device);
+        if (!r) return NULL;
+        PyObject *res = scalar_is_one(&a[0]) ? (tn_cr_fill_checked(r, &pow_one) < 0 ? NULL : Py_NewRef(r)) : b_st(&bs_pow, a, r);
+        Py_DECREF(r);
+        return res;
+    }
+    const tn_tensor *o = tn_tensor_of(out);
+    bool same = o->ndim == e->ndim && memcmp(o->sizes, e->sizes, (size_t)e->ndim * sizeof *e->sizes) == 0;
+    if (!same && tn_out_prepare(out, e->ndim, e->sizes, o->dtype, "pow") < 0) return NULL;
+    if (!scalar_is_one(&a[0]) || o->storage->device != e->storage->device) return b_st(&bs_pow, a, out);
+    return tn_cr_fill_checked(out, &pow_one) < 0 ? NULL : Py_NewRef(out);
+}
+DEF(pow_Scalar, pow_scalar(a, NULL))
+DEF(pow_Scalar_out, pow_scalar(a, OUT(2)))
 DEF(float_power_Tensor_Tensor, pow_tt(&bs_fpow, a, NULL, false))
 DEF(float_power_Tensor_Tensor_out, pow_tt(&bs_fpow, a, OUT(2), false))
 DEF(float_power__Tensor, pow_tt(&bs_fpow, a, NULL, true))
@@ -1195,11 +1224,18 @@ static PyObject *clamp_scalar(tn_value *self, const tn_value *mn, const tn_value
     bool hl = mn && mn->tag != TN_V_NONE, hh = mx && mx->tag != TN_V_NONE;
     if (!hl && !hh) return clamp_none(out != NULL);
     tn_dtype dt = TN_T(*self)->dtype, ct = dt;
-    if (one && tn_door_on_meta() && (tn_dtype_is_complex(dt) || (hl ? mn : mx)->tag == TN_V_COMPLEX)) {
-        /* clamp_min / clamp_max on meta are upstream's references: the bound promotes, nothing
-         * refuses complex, the result is cast into an out= / in-place self (measured) */
-        tn_value vals[2] = {*self, *(hl ? mn : mx)};
-        ct = tn_result_type(2, vals);
+    if (tn_door_on_meta() && (!out || (one && (tn_dtype_is_complex(dt) || (hl ? mn : mx)->tag == TN_V_COMPLEX)))) {
+        /* clamp / clamp_min / clamp_max on meta are upstream's references: the bounds promote with
+         * self (a bool self with an int bound is int64), nothing refuses complex, no bound is
+         * checked against the dtype (1e308 on float16, 1000 on int8) and no kernel is needed
+         * (float8, complex32), the result is cast into an in-place self (measured; out= on meta
+         * keeps the checks below, but for clamp_min / clamp_max's complex cases) */
+        tn_value vals[3];
+        int nv = 0;
+        vals[nv++] = *self;
+        if (hl) vals[nv++] = *mn;
+        if (hh) vals[nv++] = *mx;
+        ct = tn_result_type(nv, vals);
         if (ct == TN_DTYPE_UNDEFINED) return NULL;
         PyObject *target = inplace ? self->u.obj : out;
         tn_dtype td = target ? tn_tensor_of(target)->dtype : ct;
@@ -1360,6 +1396,12 @@ static PyObject *hardtanh_impl(tn_value *a, PyObject *out, bool inplace) {
     if (dt == TN_DTYPE_BOOL) {
         PyErr_SetString(PyExc_RuntimeError, "Bool inputs not supported for hardtanh");
         return NULL;
+    }
+    if (tn_door_on_meta() && !out && !tn_dtype_is_integral(dt, true)) {
+        /* upstream's meta hardtanh (its Python decomposition) of a floating or complex self keeps
+         * self's dtype and checks no limit: 1e308 or 1j run (measured) */
+        const tn_tensor *t0 = TN_T(a[0]);
+        return inplace ? Py_NewRef(a[0].u.obj) : tn_new_result(t0->ndim, t0->sizes, dt, 1, &t0);
     }
     tn_value lim[2] = {a[1], a[2]};
     if (tn_dtype_is_integral(dt, false)) {

@@ -560,12 +560,13 @@ static PyObject *exponential_op(tn_value *a) {
         rt_error("exponential_ expects lambda > 0.0, but found lambda=%g", l);
         return NULL;
     }
+    /* upstream returns an empty self after the lambda check, before its kernel's dtype check */
+    if (tn_numel(t) == 0) return Py_NewRef(a[0].u.obj);
     if (!tn_dtype_is_floating(t->dtype)) {
         PyErr_Format(PyExc_RuntimeError, "Exponential distribution is a continuous probability distribution. "
                      "dtype must be a floating point but you specified %s", tn_dtype_cpp_name(t->dtype));
         return NULL;
     }
-    if (tn_numel(t) == 0) return Py_NewRef(a[0].u.obj);
     /* a floating dtype without a kernel (float8): upstream's dispatch */
     if (!is_float(t->dtype)) return tn_kernel_missing("exponential_cpu", t->dtype);
     if (fill_tensor(a[0].u.obj, g, f_exponential, &l) < 0) return NULL;
