@@ -9,7 +9,13 @@
 
 #include "core/dtype.h"
 
+/* Upstream's tensors have no dimension limit (its torch.tensor() refuses nesting past 128); ours
+ * keep their geometry inline, up to TN_MAX_DIMS dims. Messages that name the limit spell it
+ * through TN_MAX_DIMS_S. */
 #define TN_MAX_DIMS 32
+#define TN_MAX_DIMS_S "32"
+/* the bit mask of all n dims of a tensor (n <= TN_MAX_DIMS <= 64: a full word at 64) */
+#define TN_ALL_DIMS_MASK(n) ((n) >= 64 ? ~0ull : ((1ull << (n)) - 1))
 
 typedef enum { TN_OK = 0, TN_ERR_NOMEM, TN_ERR_OVERFLOW, TN_ERR_IO } tn_status;
 
