@@ -54,6 +54,7 @@ COPY_OF(transpose_copy_int, transpose_int)
 COPY_OF(unsqueeze_copy, unsqueeze)
 COPY_OF(unbind_copy_int, unbind_int)
 COPY_OF(view_copy, reshape)   /* upstream copies through reshape when the view is impossible */
+COPY_OF(view_copy_dtype, view_dtype)   /* upstream: view(dtype), then a contiguous clone */
 COPY_OF(alias_copy, alias)
 /* narrow_copy's CPU kernel: after narrow's 0-dim check, a dim past self's dims (not a negative
  * one, which wraps) is its own check's RuntimeError (measured; meta goes through narrow) */
