@@ -46,6 +46,8 @@ cases("fuzz_nieok5_bits", {
     "refused": "[err(lambda: torch.zeros(32768, dtype=d))[0] for d in (torch.bits8, torch.bits16)] + "
                "[err(lambda: torch.empty(3, 4, dtype=torch.bits8)[:, ::2].zero_())[0], "
                "err(lambda: torch.ones(3, dtype=torch.bits8))[0], err(lambda: torch.full((3,), 0, dtype=torch.bits8))[0]]",
+    "quantized": "[err(lambda: torch.zeros(2, 3, dtype=torch.qint8))[0], err(lambda: torch.zeros_like(x, dtype=torch.quint8))[0], "
+                 "err(lambda: x.new_zeros([2], dtype=torch.qint32))[0]]",
     "meta": "[sh(torch.zeros(3, dtype=torch.bits8, device='meta')), sh(torch.zeros(40000, dtype=torch.bits16, device='meta'))]",
     "float_dtypes": "[torch.zeros(40000, dtype=d)[-3:] for d in (torch.float8_e4m3fn, torch.complex32, torch.uint16)] + "
                     "[x.t().contiguous().t().zero_(), x.clone()[:, ::2].zero_()]",
