@@ -112,7 +112,7 @@ cases("fuzz_nieok5_fftfreq", {
 cases("fuzz_nieok5_misc", {
     "view_copy_dtype": "[torch.view_copy(x, torch.float32), torch.view_copy(x, torch.int32), A.view_copy.dtype(x.t(), torch.float32), "
                        "torch.view_copy(x.double(), torch.int16), err(lambda: torch.view_copy(x.t(), torch.int16)), "
-                       "torch.view_copy(x, torch.float32) is x]",
+                       "torch.view_copy(x, torch.float32) is x, err(lambda: A.view_copy.dtype(x, torch.qint8)), sh(A.view_copy.dtype(x, torch.bits8))]",
     "qparams_equal": "[A.choose_qparams_optimized.default(x, k, nb, 2., bw) for k, nb, bw in [(0, 1, 1), (1, -1, 1), (1, -2**63, 1), "
                      "(1, 1, -1), (1, 1, 100), (1, 2**62, 2**62), (1, 0, 8)]] + "
                      "[A.choose_qparams_optimized.default(torch.full((2, 3), 1.25), 6, -5, 0.5, -3), "
