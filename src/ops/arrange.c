@@ -53,7 +53,7 @@ static PyObject *meshgrid(PyObject *list, const char *indexing) {
         }
     }
     if (n > TN_MAX_DIMS) {
-        tn_not_implemented("meshgrid of more than 32 tensors");
+        tn_not_implemented("meshgrid of more than " TN_MAX_DIMS_S " tensors");
         goto done;
     }
     for (Py_ssize_t i = 0; i < n; i++) {

@@ -813,14 +813,14 @@ PyObject *tn_unary(tn_unary_op op, const char *opname, tn_value *a, PyObject *ou
 }
 
 int tn_dims_mask(const tn_tensor *t, const tn_value *dv, bool empty_all, uint64_t *mask) {
-    if (!dv || dv->tag == TN_V_NONE) { *mask = (t->ndim ? ((1ull << t->ndim) - 1) : 0); return 0; }
+    if (!dv || dv->tag == TN_V_NONE) { *mask = TN_ALL_DIMS_MASK(t->ndim); return 0; }
     if (dv->tag == TN_V_INT) {
         int d;
         if (tn_wrap_dim_i(dv->u.i, t->ndim, &d) < 0) return -1;
         *mask = t->ndim ? 1ull << d : 0;
         return 0;
     }
-    if (dv->u.ints.n == 0) { *mask = empty_all ? (t->ndim ? ((1ull << t->ndim) - 1) : 0) : 0; return 0; }
+    if (dv->u.ints.n == 0) { *mask = empty_all ? TN_ALL_DIMS_MASK(t->ndim) : 0; return 0; }
     uint64_t seen = 0;
     for (int i = 0; i < dv->u.ints.n; i++) {
         int d;

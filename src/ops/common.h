@@ -81,6 +81,8 @@ tn_dtype tn_number_dtype(const tn_value *v);
 int tn_cr_check_scalar(const tn_value *v, tn_dtype dt);
 /* fill_(t, v) with that check first (upstream's fill_ of a number; ops/create.c). 0 or -1. */
 int tn_cr_fill_checked(PyObject *t, const tn_value *v);
+/* upstream's zero_ (ops/create.c): a small dense CPU tensor memset whatever its dtype, else fill_(0) */
+int tn_cr_zero_fill(PyObject *t);
 /* upstream's to_will_alias (ops/convert.c): Tensor.to returns self rather than a copy. mf: a
  * memory format object, None or NULL. */
 bool tn_to_will_alias(const tn_tensor *t, tn_dtype dt, tn_device_type dev, bool copy, PyObject *mf);

@@ -606,7 +606,7 @@ static void geom2(tn_conv_geom *g, int64_t N, int64_t C, const int64_t *isz, con
 static int unfold_dtype(const char *kname, tn_dtype dt, tn_conv_type *t, tn_dtype *ct) {
     if (dt == TN_DTYPE_F32 || dt == TN_DTYPE_F16 || dt == TN_DTYPE_BF16) { *t = TN_CONV_F32; *ct = TN_DTYPE_F32; return 0; }
     if (dt == TN_DTYPE_F64) { *t = TN_CONV_F64; *ct = TN_DTYPE_F64; return 0; }
-    if (tn_dtype_is_complex(dt)) tn_not_implemented("im2col / col2im for complex dtypes");
+    if (tn_dtype_is_complex(dt) && dt != TN_DTYPE_C32) tn_not_implemented("im2col / col2im for complex dtypes");
     else tn_kernel_missing(kname, dt);
     return -1;
 }
@@ -652,7 +652,7 @@ PyObject *tn_op_im2col(tn_value *a) {
                      (long long)osz[0], (long long)osz[1]);
         return NULL;
     }
-    if (tn_dtype_is_complex(x->dtype)) {
+    if (tn_dtype_is_complex(x->dtype) && x->dtype != TN_DTYPE_C32) {   /* upstream has no complex32 kernel */
         /* a gather: the real and imaginary parts unfold independently */
         PyObject *l[4], *re = NULL, *im = NULL, *ur = NULL, *ui = NULL, *r = NULL;
         int nl = 0;
@@ -734,9 +734,25 @@ PyObject *tn_op_col2im(tn_value *a) {
                      (long long)nb[1], (long long)blocks, (long long)L);
         return NULL;
     }
+    if (tn_dtype_is_complex(x->dtype) && x->dtype != TN_DTYPE_C32) {
+        /* a scatter-add: the real and imaginary parts fold independently (bitwise upstream's, measured) */
+        PyObject *l[5], *re = NULL, *im = NULL, *fr = NULL, *fi = NULL, *r = NULL;
+        int nl = 0;
+        for (; nl < 5 && (l[nl] = tn_int_list(a[1 + nl].u.ints.v, a[1 + nl].u.ints.n)); nl++) {}
+        if (nl == 5) re = tn_at_real(a[0].u.obj);
+        if (re) im = tn_at_imag(a[0].u.obj);
+        if (im) fr = tn_at_col2im(re, TN_IPY(l[0]), TN_IPY(l[1]), TN_IPY(l[2]), TN_IPY(l[3]), TN_IPY(l[4]));
+        if (fr) fi = tn_at_col2im(im, TN_IPY(l[0]), TN_IPY(l[1]), TN_IPY(l[2]), TN_IPY(l[3]), TN_IPY(l[4]));
+        if (fi) r = tn_at_complex(fr, fi);
+        for (int i = 0; i < nl; i++) Py_DECREF(l[i]);
+        Py_XDECREF(re); Py_XDECREF(im); Py_XDECREF(fr); Py_XDECREF(fi);
+        return r;
+    }
     tn_conv_type t;
     tn_dtype ct;
-    if (unfold_dtype("col2im_out_cpu", x->dtype, &t, &ct) < 0) return NULL;
+    /* bool: upstream's += on bool is an or: the 0 / 1 sums in f32 (exact), cast back (nonzero) */
+    if (x->dtype == TN_DTYPE_BOOL) { t = TN_CONV_F32; ct = TN_DTYPE_F32; }
+    else if (unfold_dtype("col2im_out_cpu", x->dtype, &t, &ct) < 0) return NULL;
     const int64_t C = rows / (k[0] * k[1]);
     tn_conv_geom g = {0};
     geom2(&g, N, C, o, nb, k, d, pd, s);

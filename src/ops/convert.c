@@ -180,8 +180,7 @@ PyObject *tn_op_fill_Tensor(tn_value *a) {
 }
 
 PyObject *tn_op_zero_(tn_value *a) {
-    tn_value z = {.tag = TN_V_INT};
-    if (tn_cr_fill_checked(a[0].u.obj, &z) < 0) return NULL;
+    if (tn_cr_zero_fill(a[0].u.obj) < 0) return NULL;
     return Py_NewRef(a[0].u.obj);
 }
 
@@ -193,7 +192,7 @@ PyObject *tn_op_resize_(tn_value *a) {
     int nd = a[1].u.ints.n;
     const int64_t *sizes = a[1].u.ints.v;
     PyObject *mf = memformat_of(&a[2]);
-    if (nd > TN_MAX_DIMS) return tn_not_implemented("resize_ to more than 32 dimensions");
+    if (nd > TN_MAX_DIMS) return tn_not_implemented("resize_ to more than " TN_MAX_DIMS_S " dimensions");
     for (int i = 0; i < nd; i++)
         if (sizes[i] < 0) {
             PyErr_SetString(PyExc_RuntimeError, "numel: integer multiplication overflow");

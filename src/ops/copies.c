@@ -54,6 +54,18 @@ COPY_OF(transpose_copy_int, transpose_int)
 COPY_OF(unsqueeze_copy, unsqueeze)
 COPY_OF(unbind_copy_int, unbind_int)
 COPY_OF(view_copy, reshape)   /* upstream copies through reshape when the view is impossible */
+/* view_copy.dtype: upstream's view(dtype), then a contiguous clone, which for a quantized dtype
+ * is its quantized copy refusing the (quantized) source (measured) */
+PyObject *tn_op_view_copy_dtype(tn_value *a) {
+    if (a[1].tag == TN_V_DTYPE && tn_dtype_infos[a[1].u.dtype].kind == TN_KIND_QUANT) {
+        PyObject *v = tn_door_call(TN_ROW_view_dtype, a);
+        if (!v) return NULL;
+        Py_DECREF(v);
+        PyErr_SetString(PyExc_RuntimeError, "Quantized copy only works with kFloat as source Tensor");
+        return NULL;
+    }
+    return copy_of(TN_ROW_view_dtype, a);
+}
 COPY_OF(alias_copy, alias)
 /* narrow_copy's CPU kernel: after narrow's 0-dim check, a dim past self's dims (not a negative
  * one, which wraps) is its own check's RuntimeError (measured; meta goes through narrow) */

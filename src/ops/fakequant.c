@@ -618,15 +618,27 @@ PyObject *tn_op_choose_qparams_optimized(tn_value *a) {
     const tn_tensor *x = tn_tensor_of(self);
     int64_t n = a[1].u.i;
     if (require_float_buf(self) < 0) return NULL;
-    if (n <= 0 || n > tn_numel(x))
+    if (n < 0 || n > tn_numel(x) || (n == 0 && tn_numel(x) == 0))
         return tn_not_implemented("aten::choose_qparams_optimized with numel outside 1..input.numel()");
-    /* upstream shifts by bit_width and loops forever with negative bins (its behaviour there is undefined) */
-    if (a[4].u.i < 0 || a[4].u.i > 30 || a[2].u.i < 0 || a[2].u.i > (1 << 24))
-        return tn_not_implemented("aten::choose_qparams_optimized with bit_width outside 0..30 or n_bins outside 0..2^24");
     PyObject *c = tn_at_contiguous(self, NULL);
     if (!c) return NULL;
-    float mn, mx;
-    tn_fq_choose_qparams_optimized((const float *)tn_data(tn_tensor_of(c)), n, a[2].u.i, a[3].u.f, (int)a[4].u.i, &mn, &mx);
+    /* upstream's std::min_element / max_element over the first numel floats (numel 0: the first
+     * float, what its empty range dereferences); equal bounds return at once, its search loop not
+     * entered, whatever n_bins and bit_width are (measured: numel 1, bit_width -1 -> (x0, x0)) */
+    const float *v = (const float *)tn_data(tn_tensor_of(c));
+    float mn = v[0], mx = v[0];
+    for (int64_t i = 1; i < n; i++) {
+        if (v[i] < mn) mn = v[i];
+        if (mx < v[i]) mx = v[i];
+    }
+    if (!(mn == mx)) {
+        /* upstream shifts by bit_width and loops forever with negative bins (its behaviour there is undefined) */
+        if (a[4].u.i < 0 || a[4].u.i > 30 || a[2].u.i < 0 || a[2].u.i > (1 << 24)) {
+            Py_DECREF(c);
+            return tn_not_implemented("aten::choose_qparams_optimized with bit_width outside 0..30 or n_bins outside 0..2^24");
+        }
+        tn_fq_choose_qparams_optimized(v, n, a[2].u.i, a[3].u.f, (int)a[4].u.i, &mn, &mx);
+    }
     Py_DECREF(c);
     int64_t one = 1;
     PyObject *rmax = tn_tensor_new_empty(1, &one, TN_DTYPE_F32, TN_DEVICE_CPU);

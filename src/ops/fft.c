@@ -1076,7 +1076,10 @@ static PyObject *freq_fill(PyObject *r, int64_t n, double d, bool full, const ch
     PyObject *k = tn_tensor_new_empty(t->ndim, t->sizes, TN_DTYPE_F64, TN_DEVICE_CPU);
     if (!k) { Py_DECREF(r); return NULL; }
     double *kv = (double *)D(k);
-    for (int64_t i = 0; i < m; i++) kv[i] = full && i >= (n + 1) / 2 ? (double)(i - n) : (double)i;
+    /* the upper half along dim 0 (every element when the other dims are 1); none for an out= of
+     * more dims without those rows (freq_out takes only those) */
+    bool neg = full && t->ndim >= 1 && t->sizes[0] == m;
+    for (int64_t i = 0; i < m; i++) kv[i] = neg && i >= (n + 1) / 2 ? (double)(i - n) : (double)i;
     int rc = tn_copy_into(r, k);
     Py_DECREF(k);
     if (rc < 0) { Py_DECREF(r); return NULL; }
@@ -1097,11 +1100,15 @@ static PyObject *freq_new(tn_value *a, bool full) {
     tn_dtype dt;
     tn_device_type dev;
     if (tn_cr_options(&a[2], &a[3], &a[4], &a[5], tn_py.default_dtype, TN_DEVICE_CPU, &dt, &dev) < 0) return NULL;
-    if (dev != TN_DEVICE_CPU) return tn_not_implemented(full ? "fft_fftfreq off the CPU" : "fft_rfftfreq off the CPU"), NULL;
     int64_t n = a[0].u.i, m = full ? n : n / 2 + 1;
     if (m < 0) {
         PyErr_Format(PyExc_RuntimeError, "Trying to create tensor with negative dimension %lld: [%lld]", (long long)m, (long long)m);
         return NULL;
+    }
+    if (dev == TN_DEVICE_META) {   /* upstream's composite on meta: the shape and the dtype check */
+        if (!tn_dtype_is_floating(dt) && !tn_dtype_is_complex(dt))
+            return PyErr_Format(PyExc_RuntimeError, "%s requires a floating point or complex dtype", full ? "fftfreq" : "rfftfreq");
+        return tn_tensor_new_empty(1, &m, dt, TN_DEVICE_META);
     }
     PyObject *r = tn_tensor_new_empty(1, &m, dt, TN_DEVICE_CPU);
     return r ? freq_fill(r, n, a[1].u.f, full, full ? "fftfreq" : "rfftfreq") : NULL;
@@ -1130,7 +1137,13 @@ static PyObject *freq_out(tn_value *a, bool full) {
                 sh, (long long)tn_numel(ot), (long long)m, (long long)m) < 0)
             return NULL;
         if (tn_resize(out, 1, &m) < 0) return NULL;
-    } else if (!tn_is_contiguous(ot) || (full && ot->ndim != 1 && ot->sizes[0] != m)) {
+    } else if (full && ot->ndim == 0) {   /* upstream slices the result along dim 0 (measured) */
+        PyErr_SetString(PyExc_IndexError, "slice() cannot be applied to a 0-dim tensor.");
+        return NULL;
+    } else if (!tn_is_contiguous(ot) || (full && ot->ndim != 1 && ot->sizes[0] != m && ot->sizes[0] > (n + 1) / 2)) {
+        /* upstream fills a matching out= in order, then copies the negative half into its rows
+         * from (n + 1) / 2 along dim 0: none for a contiguous out= of more dims with no such rows
+         * (fftfreq.out(6, out=2x3): 0 .. 5 / 6d, measured); the rest is not reproduced */
         return tn_not_implemented("fft_fftfreq.out into a non-contiguous or multi-row out tensor"), NULL;
     }
     return freq_fill(Py_NewRef(out), n, a[1].u.f, full, full ? "fftfreq" : "rfftfreq");

@@ -250,7 +250,7 @@ PyObject *tn_op_gradient_scalararray(tn_value *a) {
     const tn_tensor *t = TN_T(a[0]);
     int nd = a[2].u.ints.n;
     if (pre_check(t, nd, a[2].u.ints.v, nd, a[3].u.i) < 0) return NULL;
-    if (nd > GMAX) return tn_not_implemented("gradient over more than 32 dims");
+    if (nd > GMAX) return tn_not_implemented("gradient over more than " TN_MAX_DIMS_S " dims");
     PyObject *h = number(&a[1]);
     if (!h) return NULL;
     PyObject *sp[GMAX];
@@ -265,7 +265,7 @@ PyObject *tn_op_gradient_array(tn_value *a) {
     const tn_tensor *t = TN_T(a[0]);
     int nd = a[1].u.ints.n;
     if (pre_check(t, nd, a[1].u.ints.v, nd, a[2].u.i) < 0) return NULL;
-    if (nd > GMAX) return tn_not_implemented("gradient over more than 32 dims");
+    if (nd > GMAX) return tn_not_implemented("gradient over more than " TN_MAX_DIMS_S " dims");
     PyObject *h = PyFloat_FromDouble(1.0);
     if (!h) return NULL;
     PyObject *sp[GMAX];
@@ -286,7 +286,7 @@ static PyObject *scalar_list(tn_value *a, const tn_value *dimv, int64_t edge_ord
     else if (dimv->tag == TN_V_INT) { dims[0] = dimv->u.i; nd = 1; given = dims; }
     else all_dims(t, dims, &nd);
     if (pre_check(t, n_sp, given, nd, edge_order) < 0) return NULL;
-    if (nd > GMAX) return tn_not_implemented("gradient over more than 32 dims");
+    if (nd > GMAX) return tn_not_implemented("gradient over more than " TN_MAX_DIMS_S " dims");
     PyObject *sp[GMAX] = {0};
     PyObject *r = NULL;
     for (int i = 0; i < nd; i++)
@@ -311,7 +311,7 @@ static PyObject *tensor_list(tn_value *a, const tn_value *dimv, int64_t edge_ord
     else if (dimv->tag == TN_V_INT) { dims[0] = dimv->u.i; nd = 1; given = dims; }
     else all_dims(t, dims, &nd);
     if (pre_check(t, n_sp, given, nd, edge_order) < 0) return NULL;
-    if (nd > GMAX) return tn_not_implemented("gradient over more than 32 dims");
+    if (nd > GMAX) return tn_not_implemented("gradient over more than " TN_MAX_DIMS_S " dims");
     PyObject *sp[GMAX];
     for (int i = 0; i < nd; i++) sp[i] = PyTuple_GetItem(seq, i);
     return run(a[0].u.obj, given ? given : dims, nd, sp, true, edge_order);

@@ -422,7 +422,7 @@ static int adv_prepare(PyObject *self, PyObject *list, adv_index *ai) {
     for (int d = 0; d < first; d++) { ai->shape[rd] = ai->src.sizes[d]; ai->src_st[rd] = ai->src.strides[d]; rd++; }
     int bstart = rd;
     if (first + nt > TN_MAX_DIMS || rd + bnd + (t->ndim - first - nt) > TN_MAX_DIMS)
-        return tn_not_implemented("advanced indexing results of more than 32 dimensions"), -1;
+        return tn_not_implemented("advanced indexing results of more than " TN_MAX_DIMS_S " dimensions"), -1;
     for (int j = 0; j < bnd; j++) { ai->shape[rd] = bshape[j]; ai->src_st[rd] = 0; rd++; }
     for (int d = first + nt; d < t->ndim; d++) { ai->shape[rd] = ai->src.sizes[d]; ai->src_st[rd] = ai->src.strides[d]; rd++; }
     ai->ndim = rd;

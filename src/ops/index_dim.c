@@ -156,24 +156,35 @@ static PyObject *index_fill(tn_value *a, bool inplace, bool tensor_value) {
         Py_DECREF(ix);
         return tn_kernel_missing("index_fill_cpu", t->dtype);
     }
+    /* upstream converts the value first, then its kernel checks each index while it writes: over
+     * self restrided to the index's count along dim, so nothing is checked when that is empty
+     * (zeros(3, 0).index_fill(0, tensor([5]), 2) runs; measured) */
+    PyObject *val = tn_tensor_new_empty(0, NULL, t->dtype, TN_DEVICE_CPU);
+    if (!val || (tensor_value ? tn_copy_into(val, a[3].u.obj) : tn_cr_fill_checked(val, &a[3])) < 0) {
+        Py_XDECREF(val);
+        Py_DECREF(ix);
+        return NULL;
+    }
+    int64_t written = n;
+    for (int d = 0; d < t->ndim; d++) if (d != dim) written *= t->sizes[d];
+    if (written == 0) n = 0;
     int64_t size = t->ndim ? t->sizes[dim] : 1, *iv = (int64_t *)tn_data(tn_tensor_of(ix));
     int64_t *w = PyMem_Malloc((size_t)(n ? n : 1) * sizeof *w);
-    if (!w) { Py_DECREF(ix); return PyErr_NoMemory(); }
+    if (!w) { Py_DECREF(val); Py_DECREF(ix); return PyErr_NoMemory(); }
     for (int64_t i = 0; i < n; i++) {
         int64_t v = iv[i] < 0 ? iv[i] + size : iv[i];
         if (v < 0 || v >= size) {
             PyErr_Format(PyExc_IndexError, "index %lld is out of bounds for dimension %d with size %lld",
                          (long long)iv[i], dim, (long long)size);
             PyMem_Free(w);
+            Py_DECREF(val);
             Py_DECREF(ix);
             return NULL;
         }
         w[i] = v;
     }
     Py_DECREF(ix);
-    PyObject *val = tn_tensor_new_empty(0, NULL, t->dtype, TN_DEVICE_CPU);
-    int rc = !val ? -1 : tensor_value ? tn_copy_into(val, a[3].u.obj) : tn_cr_fill_checked(val, &a[3]);
-    PyObject *dst = rc < 0 ? NULL : inplace ? Py_NewRef(self) : tn_at_clone(self, NULL);
+    PyObject *dst = inplace ? Py_NewRef(self) : tn_at_clone(self, NULL);
     if (dst && run(IX_FILL, dst, dim, w, n, NULL, tn_data(tn_tensor_of(val)), 0) < 0) Py_CLEAR(dst);
     Py_XDECREF(val);
     PyMem_Free(w);

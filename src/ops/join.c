@@ -140,7 +140,7 @@ static PyObject *stack_impl(PyObject *list, int64_t dim, PyObject *out) {
     if (tn_wrap_dim(dim, t0->ndim + 1, &d) < 0) return NULL;
     if (tn_require_castable("stack", dt) < 0) return NULL;
     int nd = t0->ndim + 1;
-    if (nd > TN_MAX_DIMS) return tn_not_implemented("tensors of more than 32 dimensions");
+    if (nd > TN_MAX_DIMS) return tn_not_implemented("tensors of more than " TN_MAX_DIMS_S " dimensions");
     int64_t shape[TN_MAX_DIMS];
     for (int k = 0, j = 0; k < nd; k++) shape[k] = k == d ? n : t0->sizes[j++];
     PyObject *res;
@@ -288,7 +288,7 @@ static PyObject *repeat_impl(PyObject *self, int n, const int64_t *reps) {
         PyErr_SetString(PyExc_RuntimeError, "Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor");
         return NULL;
     }
-    if (n > TN_MAX_DIMS) return tn_not_implemented("repeat with more than 32 dimensions");
+    if (n > TN_MAX_DIMS) return tn_not_implemented("repeat with more than " TN_MAX_DIMS_S " dimensions");
     if (tn_require_castable("repeat", t->dtype) < 0) return NULL;
     int lead = n - t->ndim;
     int64_t psz[TN_MAX_DIMS], pst[TN_MAX_DIMS], shape[TN_MAX_DIMS];
@@ -326,7 +326,7 @@ static PyObject *repeat_impl(PyObject *self, int n, const int64_t *reps) {
             ssz[k] = psz[i]; sst[k++] = pst[i];
         }
     }
-    if (k > TN_MAX_DIMS) { Py_DECREF(res); return tn_not_implemented("repeat with more than 32 dims that repeat or have size > 1"); }
+    if (k > TN_MAX_DIMS) { Py_DECREF(res); return tn_not_implemented("repeat with more than " TN_MAX_DIMS_S " dims that repeat or have size > 1"); }
     if (k == 0) { osz[0] = ssz[0] = 1; ost[0] = 1; sst[0] = 0; k = 1; }
     PyObject *src = geom_view(self, k, ssz, sst, t->offset);
     if (!src) { Py_DECREF(res); return NULL; }

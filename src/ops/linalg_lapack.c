@@ -1870,7 +1870,7 @@ PyObject *tn_op_diag_embed(tn_value *a) {
     const tn_tensor *t = tn_tensor_of(x);
     int64_t off = a[1].u.i;
     int nd = t->ndim + 1, d1, d2;
-    if (nd > TN_MAX_DIMS) return tn_not_implemented("tensors of more than 32 dimensions");
+    if (nd > TN_MAX_DIMS) return tn_not_implemented("tensors of more than " TN_MAX_DIMS_S " dimensions");
     if (tn_wrap_dim_i(a[2].u.i, nd, &d1) < 0 || tn_wrap_dim_i(a[3].u.i, nd, &d2) < 0) return NULL;
     if (d1 == d2) {
         PyErr_Format(PyExc_RuntimeError, "diagonal dimensions cannot be identical %lld, %lld", (long long)a[2].u.i, (long long)a[3].u.i);

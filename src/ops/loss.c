@@ -15,6 +15,7 @@
 #include "core/pystate.h"
 #include "core/object.h"
 #include "tn_ops_gen.h"
+#include <stdlib.h>
 
 #include <math.h>
 #include <string.h>
@@ -80,14 +81,13 @@ PyObject *tn_op_mse_loss_out(tn_value *a) {
 PyObject *tn_op_broadcast_tensors(tn_value *a) {
     PyObject *l = a[0].u.obj;
     Py_ssize_t n = PyTuple_Size(l);
-    const tn_tensor *ts[64];
-    if (n > 64) return tn_not_implemented("broadcast_tensors of more than 64 tensors");
+    const tn_tensor *small[64], **ts = n > 64 ? malloc((size_t)n * sizeof *ts) : small;   /* any count */
+    if (!ts) return PyErr_NoMemory();
     for (Py_ssize_t i = 0; i < n; i++) ts[i] = tn_tensor_of(PyTuple_GetItem(l, i));
     int nd = 0;
     int64_t shape[TN_MAX_DIMS];
-    if (n > 0 && tn_broadcast_tensors_shape((int)n, ts, &nd, shape) < 0) return NULL;
-    PyObject *out = PyTuple_New(n);
-    if (!out) return NULL;
+    PyObject *out = n > 0 && tn_broadcast_tensors_shape((int)n, ts, &nd, shape) < 0 ? NULL : PyTuple_New(n);
+    if (!out) { if (ts != small) free(ts); return NULL; }
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *t = PyTuple_GetItem(l, i);
         bool same = ts[i]->ndim == nd;
@@ -95,9 +95,10 @@ PyObject *tn_op_broadcast_tensors(tn_value *a) {
         PyObject *r;
         if (same) r = Py_NewRef(t);
         else r = tn_at_expand(t, TN_IN(shape, nd), false);
-        if (!r) { Py_DECREF(out); return NULL; }
+        if (!r) { Py_CLEAR(out); break; }
         PyTuple_SetItem(out, i, r);
     }
+    if (ts != small) free(ts);
     return out;
 }
 

@@ -18,6 +18,7 @@
 #include "ops/pad.h"
 #include "ops/views.h"
 #include "tn_ops_gen.h"
+#include <stdlib.h>
 
 #include <stdio.h>
 #include <string.h>
@@ -858,15 +859,12 @@ PyObject *tn_op_block_diag(tn_value *a) {
     }
     tn_dtype ct = tn_tensor_of(PyTuple_GetItem(seq, 0))->dtype;
     {
-        tn_value vals[64];
-        if (k <= 64) {
-            for (Py_ssize_t i = 0; i < k; i++) { vals[i].tag = TN_V_TENSOR; vals[i].wrapped = false; vals[i].u.obj = PyTuple_GetItem(seq, i); }
-            ct = tn_result_type((int)k, vals);
-            if (ct == TN_DTYPE_UNDEFINED) { Py_DECREF(seq); return NULL; }
-        } else {
-            Py_DECREF(seq);
-            return tn_not_implemented("block_diag of more than 64 tensors");
-        }
+        tn_value small[64], *vals = k > 64 ? malloc((size_t)k * sizeof *vals) : small;   /* any count */
+        if (!vals) { Py_DECREF(seq); return PyErr_NoMemory(); }
+        for (Py_ssize_t i = 0; i < k; i++) { vals[i].tag = TN_V_TENSOR; vals[i].wrapped = false; vals[i].u.obj = PyTuple_GetItem(seq, i); }
+        ct = tn_result_type((int)k, vals);
+        if (vals != small) free(vals);
+        if (ct == TN_DTYPE_UNDEFINED) { Py_DECREF(seq); return NULL; }
     }
     int64_t r0 = 0, r1 = 0;
     for (Py_ssize_t i = 0; i < k; i++) {

@@ -21,7 +21,7 @@ void tn_cr_load(const char *p, tn_dtype dt, tn_value *v);   /* ops/create.c */
 /* ---------------------------------------------------------------- dims and shapes */
 
 
-static uint64_t all_mask(const tn_tensor *t) { return t->ndim ? ((1ull << t->ndim) - 1) : 0; }
+static uint64_t all_mask(const tn_tensor *t) { return TN_ALL_DIMS_MASK(t->ndim); }
 
 
 static int reduced_shape(const tn_tensor *t, uint64_t mask, bool keepdim, int64_t *sz) {

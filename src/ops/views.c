@@ -105,7 +105,7 @@ static PyObject *view_sizes(PyObject *self, int n, const int64_t *shape, bool al
         if (!all) return PyErr_NoMemory();
         int bad = tn_infer_size(n, shape, tn_numel(t), all);
         free(all);
-        return bad < 0 ? NULL : tn_not_implemented("tensors of more than 32 dimensions");
+        return bad < 0 ? NULL : tn_not_implemented("tensors of more than " TN_MAX_DIMS_S " dimensions");
     }
     if (tn_infer_size(n, shape, tn_numel(t), sizes) < 0) return NULL;
     if (tn_view_strides(t, n, sizes, strides)) return tn_tensor_new_view(self, n, sizes, strides, t->offset);
@@ -522,7 +522,7 @@ static PyObject *expand_to(PyObject *self, int n, const int64_t *want) {
             sz[i] = w; st[i] = (w == 1 && i < n - 1) ? sz[i + 1] * st[i + 1] : 0;
         }
     }
-    r = n > TN_MAX_DIMS ? tn_not_implemented("tensors of more than 32 dimensions")
+    r = n > TN_MAX_DIMS ? tn_not_implemented("tensors of more than " TN_MAX_DIMS_S " dimensions")
                         : tn_tensor_new_view(self, n, sz, st, t->offset);
 done:
     if (sz != szs) free(sz);
@@ -590,7 +590,7 @@ PyObject *tn_op_squeeze__dims(tn_value *a) { return squeeze_op(a, 2, true); }
 static int unsqueeze_geometry(const tn_tensor *t, int64_t dim, tn_tensor *r) {
     int64_t d;
     if (tn_wrap_dim(dim, t->ndim + 1, &d) < 0) return -1;
-    if (t->ndim + 1 > TN_MAX_DIMS) { tn_not_implemented("tensors of more than 32 dimensions"); return -1; }
+    if (t->ndim + 1 > TN_MAX_DIMS) { tn_not_implemented("tensors of more than " TN_MAX_DIMS_S " dimensions"); return -1; }
     *r = *t;
     for (int i = t->ndim; i > d; i--) { r->sizes[i] = t->sizes[i - 1]; r->strides[i] = t->strides[i - 1]; }
     r->sizes[d] = 1;
@@ -819,7 +819,7 @@ PyObject *tn_op_unflatten_int(tn_value *a) {
     }
     if (t->ndim - 1 + n > TN_MAX_DIMS) {
         if (inferred != small) free(inferred);
-        return tn_not_implemented("tensors of more than 32 dimensions");
+        return tn_not_implemented("tensors of more than " TN_MAX_DIMS_S " dimensions");
     }
     int64_t shape[TN_MAX_DIMS];
     int k = 0;

@@ -9,6 +9,7 @@
  * modes see the same aten calls. The methods are installed as __getitem__ / __setitem__ /
  * __delitem__ entries of TensorBase's manual method table (python/tensor.c). */
 #include "ops/views.h"
+#include "python/tensor.h"
 
 /* helper from ops/create.c: would upstream refuse this number for dtype dt? */
 int tn_cr_check_scalar(const tn_value *v, tn_dtype dt);
@@ -63,6 +64,10 @@ static bool is_int_index(PyObject *o) {
 static bool treat_as_tuple(PyObject *index) {
     if (PyTuple_Check(index)) return true;
     if (tn_py_is_tensor(index) || !PySequence_Check(index) || PyUnicode_Check(index) || PyBytes_Check(index)) return false;
+    PyObject *arr = NULL;   /* a numpy array is an index tensor, never a tuple (as upstream) */
+    int isarr = tn_py_ndarray_index(index, &arr);
+    Py_XDECREF(arr);
+    if (isarr != 0) { PyErr_Clear(); return false; }
     Py_ssize_t n = PySequence_Size(index);
     if (n < 0) { PyErr_Clear(); return false; }
     if (n >= 32) return false;
@@ -329,17 +334,39 @@ fail:
     return NULL;
 }
 
+/* the index as a tuple, its numpy arrays converted to tensors (upstream's indexing_tensor_from_data:
+ * x[np.array([True, False])] is a bool mask) */
+static PyObject *arrays_converted(PyObject *tup) {
+    if (!tup) return NULL;
+    Py_ssize_t n = PyTuple_Size(tup);
+    PyObject *res = NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *t = NULL;
+        int r = tn_py_ndarray_index(PyTuple_GetItem(tup, i), &t);
+        if (r < 0) { Py_XDECREF(res); Py_DECREF(tup); return NULL; }
+        if (r == 0) continue;
+        if (!res) {
+            if (!(res = PyTuple_New(n))) { Py_DECREF(t); Py_DECREF(tup); return NULL; }
+            for (Py_ssize_t k = 0; k < n; k++) PyTuple_SetItem(res, k, Py_NewRef(PyTuple_GetItem(tup, k)));
+        }
+        PyTuple_SetItem(res, i, t);   /* res is our fresh tuple: SetItem drops the array it held */
+    }
+    if (!res) return tup;
+    Py_DECREF(tup);
+    return res;
+}
+
 static PyObject *as_tuple(PyObject *index) {
-    if (PyTuple_Check(index)) return Py_NewRef(index);
+    if (PyTuple_Check(index)) return arrays_converted(Py_NewRef(index));
     if (treat_as_tuple(index)) {
         if (PyErr_WarnEx(PyExc_UserWarning,
                 "Using a non-tuple sequence for multidimensional indexing is deprecated and will be changed in pytorch 2.9; "
                 "use x[tuple(seq)] instead of x[seq]. In pytorch 2.9 this will be interpreted as tensor index, "
                 "x[torch.tensor(seq)], which will result either in an error or a different result", 1) < 0)
             return NULL;
-        return PySequence_Tuple(index);
+        return arrays_converted(PySequence_Tuple(index));
     }
-    return PyTuple_Pack(1, index);
+    return arrays_converted(PyTuple_Pack(1, index));
 }
 
 static PyObject *index_tuple(index_list *l) {

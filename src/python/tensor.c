@@ -1386,6 +1386,44 @@ static PyObject *sm_getitem(PyObject *self, PyObject *key) {
 }
 static Py_ssize_t sm_len(PyObject *self) { return (Py_ssize_t)S(self)->nbytes; }
 
+/* storage[i] = v / storage[a:b] = v: the byte(s) set to the int v modulo 256 (upstream's
+ * THPStorage_set, measured on 2.13.0: a negative index is "out of bounds", not wrapped; a slice
+ * is clamped, step 1 only; a bool index and a value that is not an int (bool counts as one) are
+ * refused with RuntimeError; a meta storage takes the call and keeps no bytes). docs/breadth_more2.md */
+static int sm_setitem(PyObject *self, PyObject *key, PyObject *val) {
+    if (!val) { PyErr_SetString(PyExc_TypeError, "storage items cannot be deleted"); return -1; }
+    if (!PyLong_Check(val)) {
+        PyErr_Format(PyExc_RuntimeError, "can only set storage content with a int types, but got %s instead",
+                     tn_py_type_name(val));
+        return -1;
+    }
+    long long v = PyLong_AsLongLong(val);
+    if (v == -1 && PyErr_Occurred()) return -1;
+    tn_storage *st = S(self);
+    Py_ssize_t start, stop, len = (Py_ssize_t)st->nbytes;
+    if (PySlice_Check(key)) {
+        Py_ssize_t step;
+        if (PySlice_Unpack(key, &start, &stop, &step) < 0) return -1;
+        if (step != 1) {
+            PyErr_Format(PyExc_RuntimeError, "Trying to slice with a step of %zd, but only a step of 1 is supported", step);
+            return -1;
+        }
+        PySlice_AdjustIndices(len, &start, &stop, step);
+    } else if (PyLong_Check(key) && !PyBool_Check(key)) {
+        start = PyLong_AsSsize_t(key);
+        if (start == -1 && PyErr_Occurred()) return -1;
+        if (start < 0 || start >= len) { PyErr_SetString(PyExc_RuntimeError, "out of bounds"); return -1; }
+        stop = start + 1;
+    } else {
+        PyErr_Format(PyExc_RuntimeError, "can't index a torch.UntypedStorage with %s", tn_py_type_name(key));
+        return -1;
+    }
+    if (stop <= start || st->device == TN_DEVICE_META) return 0;
+    if (!st->data) return sm_no_bytes(self) ? (tn_no_data_error(), -1) : (tn_not_implemented("writing the bytes of a storage without data"), -1);
+    memset(st->data + start, (unsigned char)v, (size_t)(stop - start));
+    return 0;
+}
+
 /* UntypedStorage.from_file(filename, shared=False, nbytes=0): a storage memory-mapped from a
  * file (MAP_SHARED when shared: writes reach the file, which is created or grown as needed;
  * MAP_PRIVATE otherwise: the file must hold nbytes). Errors word upstream's. */
@@ -1536,6 +1574,7 @@ static PyType_Slot storage_slots[] = {
     {Py_tp_getset, storage_getset},
     {Py_tp_members, storage_members},
     {Py_mp_subscript, sm_getitem},
+    {Py_mp_ass_subscript, sm_setitem},
     {Py_mp_length, sm_len},
     {Py_sq_length, sm_len},
     {0, NULL},

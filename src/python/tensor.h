@@ -24,6 +24,8 @@ PyObject *tn_sm_new_with_weak_ptr(PyObject *, PyObject *);
 /* upstream's legacy constructor on a fixed dtype and device (Tensor.new, torch.Tensor(...),
  * torch.FloatTensor(...) and its siblings): sizes, a storage, a tensor of that dtype, or data */
 PyObject *tn_py_sparse_operand(PyObject *data, tn_dtype dt);   /* tensor_new.c */
+/* a numpy array index as upstream's indexing_tensor_from_data: 0 (not an ndarray), 1 (*out set), -1 */
+int tn_py_ndarray_index(PyObject *o, PyObject **out);   /* tensor_new.c */
 PyObject *tn_legacy_tensor_new(tn_dtype dt, tn_device_type device, PyObject *args, PyObject *kw);
 /* The legacy serialization format's methods (storage_file.c). */
 PyObject *tn_sm_write_file(PyObject *, PyObject *);

@@ -144,7 +144,7 @@ static PyObject *from_numpy_obj(PyObject *arr) {
     char *ptr = PyLong_AsVoidPtr(PyTuple_GetItem(data, 0));
     if (PyErr_Occurred()) goto done;
     int nd = (int)PyTuple_Size(shape);
-    if (nd > TN_MAX_DIMS) { tn_not_implemented("numpy arrays of more than 32 dimensions"); goto done; }
+    if (nd > TN_MAX_DIMS) { tn_not_implemented("numpy arrays of more than " TN_MAX_DIMS_S " dimensions"); goto done; }
     tn_tensor t;
     memset(&t, 0, sizeof t);
     int isz = tn_dtype_itemsize(dt);
@@ -470,6 +470,16 @@ static PyObject *new_from_data(PyObject *data, tn_dtype dt, tn_device_type dev, 
  * without copying a tensor of the right dtype): a tensor converted to dt (TN_DTYPE_UNDEFINED: kept),
  * anything else read as torch.tensor reads it */
 PyObject *tn_py_sparse_operand(PyObject *data, tn_dtype dt) { return new_from_data(data, dt, TN_DEVICE_CPU, false, true, NULL); }
+
+/* A numpy array used as an index (python/indexing.c): upstream's indexing_tensor_from_data, a bool or
+ * uint8 array kept as its dtype (a mask), any other converted to int64. 0 when o is no ndarray. */
+int tn_py_ndarray_index(PyObject *o, PyObject **out) {
+    if (!is_ndarray(o)) return PyErr_Occurred() ? -1 : 0;
+    tn_dtype d;
+    if (infer_dtype(o, &d) < 0) return -1;
+    *out = new_from_data(o, d == TN_DTYPE_BOOL || d == TN_DTYPE_U8 ? d : TN_DTYPE_I64, TN_DEVICE_CPU, false, true, NULL);
+    return *out ? 1 : -1;
+}
 
 static int opt_dtype(PyObject *o, tn_dtype *out) {
     if (!o || o == Py_None) { *out = TN_DTYPE_UNDEFINED; return 0; }
