@@ -10,11 +10,10 @@
 #include "core/dtype.h"
 
 /* Upstream's tensors have no dimension limit (its torch.tensor() refuses nesting past 128); ours
- * keep their geometry inline, up to numpy's limit of 64 dims (was 32: docs/breadth_more2.md,
- * session 38, measures what the larger struct costs). Messages that name the limit spell it
+ * keep their geometry inline, up to TN_MAX_DIMS dims. Messages that name the limit spell it
  * through TN_MAX_DIMS_S. */
-#define TN_MAX_DIMS 64
-#define TN_MAX_DIMS_S "64"
+#define TN_MAX_DIMS 32
+#define TN_MAX_DIMS_S "32"
 /* the bit mask of all n dims of a tensor (n <= TN_MAX_DIMS <= 64: a full word at 64) */
 #define TN_ALL_DIMS_MASK(n) ((n) >= 64 ? ~0ull : ((1ull << (n)) - 1))
 

@@ -3,9 +3,6 @@ TypeError, ValueError) and upstream 2.13.0 runs (session 38, group "nieok"), com
 by value, dtype and shape, with the refusals that remain beside them (docs/breadth_more2.md "Fuzz
 corpus: paths we refused, group nieok (session 38)"):
 
-- tensors of 33 to 64 dims (TN_MAX_DIMS is 64 now): unsqueeze, indexing with None, views,
-  factories, tile / repeat, diag_embed, unfold, stack, mvlgamma, torch.tensor / from_numpy, reductions
-  over all 64 dims;
 - zeros / zeros_like / new_zeros / zero_ of the bits dtypes: upstream's zero_ memsets a small dense
   CPU tensor whatever its dtype (fill_ refuses the rest);
 - UntypedStorage item and slice assignment (an int modulo 256);
@@ -37,34 +34,6 @@ def put(k, v):
 def b8(r):
     return (r.dtype, tuple(r.shape), r.view(torch.uint8).tolist() if r.element_size() == 1 else r.view(torch.int16).tolist())
 """
-
-cases("fuzz_nieok5_dims", {
-    "unsqueeze": "d = many(32); [d.unsqueeze(0), d.unsqueeze(-33), torch.unsqueeze(d, 2), A.unsqueeze_copy.default(d, 3), "
-                 "d.clone().unsqueeze_(-1), d[None], d[None, ..., None]]",
-    "index_none": "[x[(None,) * 40], x[(None,) * 62], x[(None,) * 20 + (1,) + (None,) * 20]]",
-    "views": "[torch.ones(1).view([1] * 33), torch.ones(2).reshape([1] * 40 + [2]), x.expand([1] * 50 + [2, 3]), "
-             "torch.unflatten(many(20), 0, [1] * 32), many(64).squeeze(), many(40).permute(*range(39, -1, -1)).shape]",
-    "factories": "[torch.zeros([1] * 33), torch.ones([1] * 64), torch.empty([0] * 40).shape, torch.full([1] * 45, 2.5), "
-                 "torch.rand([1] * 40, generator=torch.Generator().manual_seed(1))]",
-    "repeat": "[x.tile((1,) * 33), x.repeat([1] * 40), x.repeat([2] + [1] * 40), A.tile.default(x, [0] * 40), "
-              "x.repeat_interleave(2, dim=-1).unsqueeze(0)]",
-    "shape_ops": "d = many(32, 2.5); [torch.diag_embed(d), torch.diag_embed(d, 2, 0, -1), d.unfold(1, 1, 3), "
-                 "torch.unfold_copy(d, 2, 1, 1), torch.stack([d, d]), torch.stack([d, d], 5), A.pixel_shuffle.default(d, 1), "
-                 "A.channel_shuffle.default(d, 1), A.repeat_interleave.self_int(d, 1, -1)]",
-    "pointwise": "d = many(32, 2.5); [torch.mvlgamma(d, 2), d.mvlgamma(3), torch.special.multigammaln(d, 1), d.clone().mvlgamma_(1), "
-                 "many(40, 1.5) + x, (many(60, 2.) * many(64, 3.)).sum(), torch.where(many(50, 1.) > 0, x, 0.)]",
-    # reductions whose dim mask covers all 64 dims
-    "reduce64": "t = torch.arange(4.).reshape([2] + [1] * 62 + [2]); [t.sum(), t.mean(list(range(64))), t.amax(), "
-                "t.sum(dim=63), t.sum(dim=0, keepdim=True).shape, t.std(), t.prod(dim=63, keepdim=True).shape, t.amin(dim=list(range(64)), keepdim=True).shape, "
-                "t.cumsum(63).flatten(), t.argmax(), t.norm(), torch.count_nonzero(t)]",
-    "set_resize": "s = torch.arange(40.); [x.clone().resize_([1] * 40), torch.empty(0).set_(s.untyped_storage(), 1, [1] * 40), "
-                  "A.set_.source_Tensor_storage_offset(x.clone(), s, 1, [1] * 40), torch.empty(0).resize_([0] * 40).shape]",
-    "from_data": "[torch.tensor(eval('[' * 40 + '1' + ']' * 40)), torch.tensor(eval('[' * 64 + '2.5' + ']' * 64)), "
-                 "torch.from_numpy(np.zeros([1] * 40)), torch.tensor(np.ones([1] * 40)), torch.as_tensor(np.ones([1] * 64))]",
-    "pad_sequence": "d = many(32); [A.pad_sequence.default([d, d]), torch.nn.utils.rnn.pad_sequence([d, d], batch_first=True)]",
-    # upstream's torch.tensor refuses nesting past 128 (ValueError); ours past 64, same type
-    "too_deep": "[err(lambda: torch.tensor(eval('[' * 130 + '1' + ']' * 130)))[0]]",
-}, setup=SETUP)
 
 cases("fuzz_nieok5_bits", {
     "zeros": "[b8(f(d)) for d in (torch.bits8, torch.bits16, torch.bits1x8, torch.bits2x4, torch.bits4x2) for f in ("
