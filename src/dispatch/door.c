@@ -547,6 +547,17 @@ tn_device_type tn_door_arg_device(PyObject *t) {
     return tn_tensor_of(t)->storage->device;
 }
 
+int tn_door_stand_in_same_device(int row, const tn_value *args) {
+    const tn_schema *s = meta_now ? tn_op_schema(row) : NULL;
+    if (!s || s->nargs > 64) return s || !meta_now ? 0 : -1;
+    tn_value local[64];
+    memcpy(local, args, (size_t)s->nargs * sizeof *local);
+    for (int i = 0; i < s->nargs; i++)
+        for (int k = 0; local[i].tag == TN_V_TENSOR && k < meta_now->n; k++)
+            if (meta_now->cpu[k] == local[i].u.obj) { local[i].u.obj = meta_now->orig[k]; break; }
+    return check_same_device(row, s, local);
+}
+
 static PyObject *meta_call(const tn_op_def *d, const tn_schema *s, tn_value *args) {
     meta_map m = {.n = 0, .nkeep = 0, .convert = !strcmp(d->name, "to") || !strcmp(d->name, "type_as")};
     bool cpu_result = wants_cpu(d, s, args);
