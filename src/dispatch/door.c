@@ -399,7 +399,9 @@ static int check_same_device(int row, const tn_schema *s, tn_value *args) {
 /* A CompositeImplicitAutograd row reaches the references through the ops it decomposes into,
  * after its own checks (subtract, arctan2, greater.Tensor_out, isclose, min.other,
  * special_gammainc: measured), so mixed devices are refused once the op has run on the
- * stand-ins. Not its in-place forms (divide_), measured. */
+ * stand-ins. Its in-place forms reach their target's in-place op and its Meta kernel: an in-place
+ * alias checks as its target row does (greater_ -> gt_, arctan2_ -> atan2_, clip_ -> clamp_
+ * refuse; divide_ -> div_ does not), measured (docs/breadth_more2.md). */
 static int composite_same_device(int row, const tn_schema *s, tn_value *args) {
     /* measured for the aliases (subtract -> sub, ...) and the non-differentiable kernels
      * (isclose); a composite computing through other ops reaches what they check (view_as,
@@ -407,7 +409,8 @@ static int composite_same_device(int row, const tn_schema *s, tn_value *args) {
     int kind = tn_decomp_kind(row);
     bool has_out = false;
     for (int i = 0; i < s->nargs; i++) {
-        if (s->args[i].is_write && !is_out_arg(s, i)) return 0;
+        if (s->args[i].is_write && !is_out_arg(s, i))
+            return kind >= 0 && tn_op_autograd_defs[row].composite ? check_same_device(kind, s, args) : 0;
         has_out = has_out || is_out_arg(s, i);
     }
     /* (the out= forms of the aliases, subtract.out / greater.Tensor_out, have no table entry) */
