@@ -399,7 +399,9 @@ static int check_same_device(int row, const tn_schema *s, tn_value *args) {
 /* A CompositeImplicitAutograd row reaches the references through the ops it decomposes into,
  * after its own checks (subtract, arctan2, greater.Tensor_out, isclose, min.other,
  * special_gammainc: measured), so mixed devices are refused once the op has run on the
- * stand-ins. Not its in-place forms (divide_), measured. */
+ * stand-ins. Its in-place forms reach their target's in-place op and its Meta kernel: an in-place
+ * alias checks as its target row does (greater_ -> gt_, arctan2_ -> atan2_, clip_ -> clamp_
+ * refuse; divide_ -> div_ does not), measured (docs/breadth_more2.md). */
 static int composite_same_device(int row, const tn_schema *s, tn_value *args) {
     /* measured for the aliases (subtract -> sub, ...) and the non-differentiable kernels
      * (isclose); a composite computing through other ops reaches what they check (view_as,
@@ -407,7 +409,8 @@ static int composite_same_device(int row, const tn_schema *s, tn_value *args) {
     int kind = tn_decomp_kind(row);
     bool has_out = false;
     for (int i = 0; i < s->nargs; i++) {
-        if (s->args[i].is_write && !is_out_arg(s, i)) return 0;
+        if (s->args[i].is_write && !is_out_arg(s, i))
+            return kind >= 0 && tn_op_autograd_defs[row].composite ? check_same_device(kind, s, args) : 0;
         has_out = has_out || is_out_arg(s, i);
     }
     /* (the out= forms of the aliases, subtract.out / greater.Tensor_out, have no table entry) */
@@ -545,6 +548,17 @@ tn_device_type tn_door_arg_device(PyObject *t) {
     for (int i = 0; meta_now && i < meta_now->n; i++)
         if (meta_now->cpu[i] == t && is_meta(meta_now->orig[i])) return TN_DEVICE_META;
     return tn_tensor_of(t)->storage->device;
+}
+
+int tn_door_stand_in_same_device(int row, const tn_value *args) {
+    const tn_schema *s = meta_now ? tn_op_schema(row) : NULL;
+    if (!s || s->nargs > 64) return s || !meta_now ? 0 : -1;
+    tn_value local[64];
+    memcpy(local, args, (size_t)s->nargs * sizeof *local);
+    for (int i = 0; i < s->nargs; i++)
+        for (int k = 0; local[i].tag == TN_V_TENSOR && k < meta_now->n; k++)
+            if (meta_now->cpu[k] == local[i].u.obj) { local[i].u.obj = meta_now->orig[k]; break; }
+    return check_same_device(row, s, local);
 }
 
 static PyObject *meta_call(const tn_op_def *d, const tn_schema *s, tn_value *args) {

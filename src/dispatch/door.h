@@ -142,6 +142,11 @@ bool tn_door_out_trial(void);
 /* The device an argument `t` of the op running now had when the call was made: a CPU stand-in
  * of a meta argument (above) is TN_DEVICE_META, any other tensor its own storage's device. */
 tn_device_type tn_door_arg_device(PyObject *t);
+/* The references' device check of row `row` (the one the door makes before a meta call) on the
+ * arguments of a per-tensor op a kernel calls below the door while running on meta stand-ins
+ * (the _foreach_ loops): each stand-in counts as its meta original. 0, or -1 with the error set;
+ * 0 outside a meta call. */
+int tn_door_stand_in_same_device(int row, const tn_value *args);
 
 /* Row `row` has a Python Meta kernel `fn` (upstream registers it at import through
  * torch.library.Library("aten", "IMPL", "Meta")): the kernel's kind (a torch._refs reference,

@@ -47,8 +47,11 @@ static bool bw_bool(const tn_value *v) { return (v->tag == TN_V_BOOL || v->tag =
 /* out = f(grad, x) with upstream's binary TensorIterator: promotion, broadcasting, out=. */
 /* s0, s1 (or NULL): Scalar arguments the kernel converts to its opmath type (`opmath`) or to
  * the compute dtype once it dispatched (tn_check_kernel_scalar) */
-static PyObject *ew_backward_s(const char *kname, tn_bwd_op op, const tn_bwd_params *p, tn_value *g, tn_value *x,
-                               PyObject *out, const tn_value *s0, const tn_value *s1, bool opmath) {
+/* `after_iter` (or NULL): a check the kernel makes once the iterator built (gelu_backward's oneDNN
+ * path), given the result's shape */
+typedef int (*ew_after_iter)(const tn_value *g, const tn_value *x, PyObject *out, int nd, const int64_t *shape);
+static PyObject *ew_backward_h(const char *kname, tn_bwd_op op, const tn_bwd_params *p, tn_value *g, tn_value *x,
+                               PyObject *out, const tn_value *s0, const tn_value *s1, bool opmath, ew_after_iter after_iter) {
     tn_value pair[2] = {*g, *x};
     PyObject *orig[2] = {g->u.obj, x->u.obj};
     /* TensorIterator: before dtypes; threshold_backward's is built without it (threshold is
@@ -63,6 +66,7 @@ static PyObject *ew_backward_s(const char *kname, tn_bwd_op op, const tn_bwd_par
     const tn_tensor *bs[2] = {op == TN_BWD_THRESHOLD ? ts[1] : ts[0], op == TN_BWD_THRESHOLD ? ts[0] : ts[1]};
     if (tn_broadcast_tensors_shape(2, bs, &nd, shape) < 0) return NULL;
     if (out && tn_out_prepare(out, nd, shape, ct, kname) < 0) return NULL;
+    if (after_iter && after_iter(g, x, out, nd, shape) < 0) return NULL;
     tn_loop loop = tn_bwd_loop(op, ct);   /* the kernel's dtype refusal after the iterator's checks */
     if (!loop) return tn_kernel_missing(kname, ct);
     if (tn_check_kernel_scalar(s0, ct, opmath) < 0 || tn_check_kernel_scalar(s1, ct, opmath) < 0) return NULL;
@@ -77,6 +81,11 @@ done:
     Py_DECREF(a);
     Py_XDECREF(b);
     return res;
+}
+
+static PyObject *ew_backward_s(const char *kname, tn_bwd_op op, const tn_bwd_params *p, tn_value *g, tn_value *x,
+                               PyObject *out, const tn_value *s0, const tn_value *s1, bool opmath) {
+    return ew_backward_h(kname, op, p, g, x, out, s0, s1, opmath, NULL);
 }
 
 static PyObject *ew_backward(const char *kname, tn_bwd_op op, const tn_bwd_params *p, tn_value *g, tn_value *x,
@@ -114,6 +123,44 @@ PyObject *tn_op_silu_backward_grad_input(tn_value *a) {
     return ew_backward("silu_backward_cpu", TN_BWD_SILU, NULL, &a[0], &a[1], a[2].u.obj);
 }
 
+/* Upstream's CPU gelu_backward (approximate='none') hands a contiguous float32 self of more than
+ * one element to oneDNN while torch.backends.mkldnn is enabled, with grad_output and grad_input as
+ * they are (measured, docs/breadth_more2.md): each of self, grad_output, grad_input must be of a
+ * dtype oneDNN views (float, bfloat16, half, int8, uint8, float8 e4m3fn / e5m2) and of at most
+ * 12 dims, then all three of self's sizes (no broadcasting). */
+bool tn_mkldnn_enabled(void);   /* python/runtime_flags.c */
+static int gelu_onednn_tensor(const tn_tensor *t) {
+    tn_dtype d = t->dtype;
+    if (d != TN_DTYPE_F32 && d != TN_DTYPE_BF16 && d != TN_DTYPE_F16 && d != TN_DTYPE_U8 && d != TN_DTYPE_I8 &&
+        d != TN_DTYPE_F8E4M3FN && d != TN_DTYPE_F8E5M2) {
+        PyErr_Format(PyExc_RuntimeError, "itensor_view_from_dense expects float/bfloat16/half/int8/fp8 tensor input%s",
+                     tn_dtype_cpp_name(d));
+        return -1;
+    }
+    if (t->ndim > 12) {
+        PyErr_SetString(PyExc_RuntimeError, "dimensions are invalid");
+        return -1;
+    }
+    return 0;
+}
+static bool same_sizes(int nd, const int64_t *s, const tn_tensor *t) {
+    return nd == t->ndim && !memcmp(s, t->sizes, (size_t)nd * sizeof *s);
+}
+static int gelu_onednn(const tn_value *g, const tn_value *x, PyObject *out, int nd, const int64_t *shape) {
+    const tn_tensor *xt = TN_T(*x), *gt = TN_T(*g);
+    if (tn_door_on_meta() || !tn_mkldnn_enabled() || xt->dtype != TN_DTYPE_F32 || !tn_is_contiguous(xt) ||
+        tn_numel(xt) <= 1)
+        return 0;
+    if (gelu_onednn_tensor(xt) < 0 || gelu_onednn_tensor(gt) < 0 || (out && gelu_onednn_tensor(tn_tensor_of(out)) < 0))
+        return -1;
+    if (!same_sizes(xt->ndim, xt->sizes, gt) || !same_sizes(nd, shape, xt)) {
+        PyErr_SetString(PyExc_RuntimeError, "could not create a primitive descriptor for the reorder primitive. Run workload "
+                        "with environment variable ONEDNN_VERBOSE=all to get additional diagnostic information.");
+        return -1;
+    }
+    return 0;
+}
+
 /* gelu_backward(grad_output, self, *, approximate='none') */
 static PyObject *gelu_bwd(tn_value *a, PyObject *out) {
     tn_bwd_op op = TN_BWD_GELU;
@@ -126,7 +173,8 @@ static PyObject *gelu_bwd(tn_value *a, PyObject *out) {
             return NULL;
         }
     }
-    return ew_backward("GeluBackwardKernelImpl", op, NULL, &a[0], &a[1], out);
+    return ew_backward_h("GeluBackwardKernelImpl", op, NULL, &a[0], &a[1], out, NULL, NULL, false,
+                         op == TN_BWD_GELU ? gelu_onednn : NULL);
 }
 PyObject *tn_op_gelu_backward(tn_value *a) { return gelu_bwd(a, NULL); }
 PyObject *tn_op_gelu_backward_grad_input(tn_value *a) { return gelu_bwd(a, a[3].u.obj); }

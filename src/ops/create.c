@@ -1096,6 +1096,8 @@ static PyObject *logspace_impl(const tn_value *vs, const tn_value *ve, int64_t s
                 v.u.c.im = cimag(z);
             }
         } else {
+            /* start.to<double>() first: a complex start with an imaginary part refuses (measured) */
+            if (tn_cr_check_scalar(vs, TN_DTYPE_F64) < 0) { Py_DECREF(r); return NULL; }
             v.tag = TN_V_FLOAT;
             v.u.f = pow(base, tn_value_as_double(vs));
         }

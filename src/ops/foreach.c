@@ -139,6 +139,17 @@ static PyObject *run(fe_spec *sp, tn_value *a, bool inplace) {
             }
         }
         PyObject *r = NULL;
+        /* on meta, upstream's in-place loops reach the per-tensor op's meta kernel: a reference's
+         * refuses a CPU operand of a meta self at that index, or the reverse (pow_, clamp_min_,
+         * lerp_, addcmul_, ...; add_ / mul_ check nothing), docs/breadth_more2.md */
+        if (inplace && tn_door_stand_in_same_device(row, v) < 0) { Py_XDECREF(wide); return NULL; }
+        /* copy_ of a meta src into a CPU self (the door's rule for copy_ itself, measured) */
+        if (inplace && tn_door_on_meta() && !strcmp(sp->op, "copy_") &&
+            tn_door_arg_device(v[1].u.obj) == TN_DEVICE_META && tn_door_arg_device(v[0].u.obj) != TN_DEVICE_META) {
+            Py_XDECREF(wide);
+            PyErr_SetString(PyExc_NotImplementedError, "Cannot copy out of meta tensor; no data!");
+            return NULL;
+        }
         if (sp->check == FE_MAX && tn_numel(TN_T(v[0])) == 0)
             check_fail("_foreach_max cannot compute the maximum of an empty tensor; max over zero elements is undefined.");
         else

@@ -953,6 +953,10 @@ static PyObject *masked_select(PyObject *self, PyObject *mask, PyObject *out) {
         return NULL;
     }
     if (out && tn_check_overlap(out, 0, NULL) < 0) return NULL;
+    /* then out= against self and mask (upstream's assert_no_overlap, measured: out=self, self.t(),
+     * self[0] refused) */
+    PyObject *sm[2] = {self, mask};
+    if (out && tn_check_no_overlap(out, 2, sm) < 0) return NULL;
     /* moves bytes: upstream's covers complex32 and the float8 formats, not uint16/32/64 */
     bool bytes_ok = t->dtype == TN_DTYPE_C32 || tn_dtype_infos[t->dtype].kind == TN_KIND_FLOAT8;
     if (!bytes_ok && tn_require_computable("masked_select", t->dtype) < 0) return NULL;

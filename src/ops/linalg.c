@@ -406,10 +406,51 @@ static PyObject *vdot(tn_value *a, tn_value *out) {
 PyObject *tn_op_vdot(tn_value *a) { return vdot(a, NULL); }
 PyObject *tn_op_vdot_out(tn_value *a) { return vdot(a, &a[2]); }
 
+/* Upstream's linear with a bias computes addmm(bias, input folded to 2-D, weight.t()) for a 2-D
+ * input, or a contiguous one that is 3-D or has a 1-D bias (linear.out: a 2-D input only), so
+ * addmm's checks refuse the bias there (measured, docs/breadth_more2.md): its dtype against the
+ * weight's, a 1-D weight (mat2 is weight.t()), then the bias expanded to the result's 2-D size. */
+static int linear_addmm_checks(tn_value *a, bool out_form, PyObject *out) {
+    tn_tensor *w = TN_T(a[1]), *x = TN_T(a[0]);
+    tn_tensor *bt = a[2].tag == TN_V_TENSOR ? TN_T(a[2]) : NULL;
+    if (!bt || x->ndim < 1 || w->ndim < 1 ||
+        !(x->ndim == 2 || (!out_form && tn_is_contiguous(x) && (x->ndim == 3 || bt->ndim == 1))))
+        return 0;
+    if (bt->dtype != w->dtype) {
+        PyErr_Format(PyExc_RuntimeError, "self and mat2 must have the same dtype, but got %s and %s",
+                     tn_dtype_cpp_name(bt->dtype), tn_dtype_cpp_name(w->dtype));
+        return -1;
+    }
+    if (x->dtype != w->dtype) {
+        PyErr_Format(PyExc_RuntimeError, "mat1 and mat2 must have the same dtype, but got %s and %s",
+                     tn_dtype_cpp_name(x->dtype), tn_dtype_cpp_name(w->dtype));
+        return -1;
+    }
+    if (w->ndim != 2) {
+        PyErr_Format(PyExc_RuntimeError, "mat2 must be a matrix, got %d-D tensor", w->ndim);
+        return -1;
+    }
+    int64_t rows = 1, K = x->sizes[x->ndim - 1];
+    for (int i = 0; i < x->ndim - 1; i++) rows *= x->sizes[i];
+    if (K != w->sizes[1]) {
+        PyErr_Format(PyExc_RuntimeError, "mat1 and mat2 shapes cannot be multiplied (%lldx%lld and %lldx%lld)",
+                     (long long)rows, (long long)K, (long long)w->sizes[1], (long long)w->sizes[0]);
+        return -1;
+    }
+    /* addmm_out's structured out= check comes before the bias is expanded */
+    if (tn_out_dtype_exact(out, x->dtype) < 0) return -1;
+    int64_t want[2] = {rows, w->sizes[0]};
+    PyObject *e = tn_at_expand(a[2].u.obj, TN_IN(want, 2), false);
+    if (!e) return -1;
+    Py_DECREF(e);
+    return 0;
+}
+
 /* linear(input, weight, bias): input @ weight.T + bias */
 PyObject *tn_op_linear(tn_value *a) {
     tn_tensor *w = TN_T(a[1]), *x = TN_T(a[0]);
     if (w->ndim != 2 && w->ndim != 1) return tn_not_implemented("aten::linear with a weight of this rank");
+    if (linear_addmm_checks(a, false, NULL) < 0) return NULL;
     if (same_dtype("m1", "m2", x, w) < 0) return NULL;
     int64_t ws[2], wst[2];
     if (w->ndim == 2) { ws[0] = w->sizes[1]; ws[1] = w->sizes[0]; wst[0] = w->strides[1]; wst[1] = w->strides[0]; }
@@ -465,9 +506,23 @@ PyObject *tn_op_linear(tn_value *a) {
     Py_DECREF(s);
     return v;
 }
+/* linear.out: addmm_out for a 2-D input with a bias; otherwise matmul_out, then out.add_(bias),
+ * which refuses a bias that broadcasts the product to a larger shape (measured: "output with
+ * shape [] doesn't match the broadcast shape [7]") */
 PyObject *tn_op_linear_out(tn_value *a) {
-    PyObject *r = tn_op_linear(a);
-    return finish(r, &a[3]);
+    tn_tensor *w = TN_T(a[1]), *x = TN_T(a[0]);
+    if (a[2].tag != TN_V_TENSOR || x->ndim == 2 || (w->ndim != 2 && w->ndim != 1)) {
+        if (linear_addmm_checks(a, true, a[3].u.obj) < 0) return NULL;
+        return finish(tn_op_linear(a), &a[3]);
+    }
+    tn_value b[3] = {a[0], a[1], {.tag = TN_V_NONE}};
+    PyObject *r = tn_op_linear(b);
+    if (!r) return NULL;
+    tn_value l = {.tag = TN_V_TENSOR}, bv = a[2];
+    l.u.obj = r;
+    PyObject *s = tn_binary(TN_BINARY_ADD, "add", &l, &bv, NULL, true, NULL);
+    Py_DECREF(r);
+    return finish(s, &a[3]);
 }
 
 /* breadth family (helper-opb): upstream's composites outer / ger, linalg_vecdot, isreal, written as

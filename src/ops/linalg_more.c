@@ -112,11 +112,24 @@ PyObject *tn_op_linalg_cross_out(tn_value *a) {
     int64_t os[TN_MAX_DIMS];
     if (cross_meta(TN_T(a[0]), TN_T(a[1]), a[2].u.i, &d, &on, os) < 0 || tn_out_dtype_exact(out, TN_T(a[0])->dtype) < 0)
         return NULL;
-    /* set_output resized out first: an out of another shape is fresh memory by then */
+    /* set_output resized out first: an out of another shape keeps its storage (contiguous from its
+     * offset) when that holds the new size, and is fresh memory otherwise (measured: out=self.t(),
+     * self[0], self[:, :2] of a 2x3 self refused) */
     const tn_tensor *ot = tn_tensor_of(out);
     bool same = ot->ndim == on;
     for (int i = 0; same && i < on; i++) same = ot->sizes[i] == os[i];
     if (same && tn_check_no_overlap(out, 2, ins) < 0) return NULL;
+    if (!same) {
+        int64_t n = 1, st[TN_MAX_DIMS];
+        for (int i = 0; i < on; i++) n *= os[i];
+        tn_contiguous_strides(on, os, st);
+        if ((uint64_t)(ot->offset + n) * (uint64_t)tn_dtype_itemsize(ot->dtype) <= (uint64_t)ot->storage->nbytes) {
+            PyObject *v = tn_tensor_new_view(out, on, os, st, ot->offset);
+            int rc = v ? tn_check_no_overlap(v, 2, ins) : -1;
+            Py_XDECREF(v);
+            if (rc < 0) return NULL;
+        }
+    }
     PyObject *r = tn_op_linalg_cross(a);
     return r ? tn_out_deliver(r, a[3].u.obj, "linalg_cross") : NULL;
 }

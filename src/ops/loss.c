@@ -328,6 +328,24 @@ static PyObject *mul_weight(PyObject *l, const tn_value *w) {
     return l;
 }
 
+/* The out= forms multiply the weight into the out= tensor itself (loss.mul_(weight)), at the
+ * shape it was given (the kernel wrote a squeezed view of it, which the iterator resized): a weight
+ * that does not broadcast to that shape is refused, an empty out= too (measured,
+ * docs/breadth_more2.md). */
+static int out_weight_shape(PyObject *out, const tn_value *w) {
+    if (!out || w->tag != TN_V_TENSOR) return 0;
+    const tn_tensor *ts[2] = {tn_tensor_of(out), TN_T(*w)};
+    int nd;
+    int64_t shape[TN_MAX_DIMS];
+    if (tn_broadcast_tensors_shape(2, ts, &nd, shape) < 0) return -1;
+    if (nd == ts[0]->ndim && !memcmp(shape, ts[0]->sizes, (size_t)nd * sizeof *shape)) return 0;
+    char b1[256], b2[256];
+    tn_shape_str(b1, sizeof b1, ts[0]->ndim, ts[0]->sizes);
+    tn_shape_str(b2, sizeof b2, nd, shape);
+    PyErr_Format(PyExc_RuntimeError, "output with shape %s doesn't match the broadcast shape %s", b1, b2);
+    return -1;
+}
+
 /* binary_cross_entropy(self, target, weight?, reduction) */
 static PyObject *bce(tn_value *a, PyObject *out) {
     tn_tensor *x = TN_T(a[0]), *t = TN_T(a[1]);
@@ -355,6 +373,7 @@ static PyObject *bce(tn_value *a, PyObject *out) {
         }
     }
     Py_DECREF(xd); Py_DECREF(td);
+    if (out_weight_shape(out, &a[2]) < 0) return NULL;
     PyObject *ins[2] = {a[0].u.obj, a[1].u.obj};
     PyObject *l = mul_weight(ew_run(TN_LOSS_BCE, "binary_cross_entropy", x->dtype, NULL, 2, ins), &a[2]);
     PyObject *r = reduce_loss(l, a[3].u.i);
@@ -373,6 +392,7 @@ static PyObject *bce_bwd(tn_value *a, PyObject *out) {
     tn_dtype dts[4] = {out ? tn_tensor_of(out)->dtype : x->dtype, g->dtype, x->dtype, t->dtype};
     if (expect_dtype(g->dtype, 4, dts) < 0) return NULL;
     if (!tn_nn_float(x->dtype)) return tn_kernel_missing("binary_cross_entropy_backward", x->dtype);
+    if (out_weight_shape(out, &a[3]) < 0) return NULL;
     PyObject *ins[3] = {a[0].u.obj, a[1].u.obj, a[2].u.obj};
     PyObject *r = mul_weight(ew_run(TN_LOSS_BCE_BWD, "binary_cross_entropy_backward", x->dtype, NULL, 3, ins), &a[3]);
     if (r && a[4].u.i == 1) {

@@ -447,8 +447,30 @@ PyObject *tn_op_gelu(tn_value *a) { return gelu_impl(a, NULL, false); }
 PyObject *tn_op_gelu_(tn_value *a) { return gelu_impl(a, NULL, true); }
 PyObject *tn_op_gelu_out(tn_value *a) { return gelu_impl(a, a[2].u.obj, false); }
 
+/* On meta, upstream's Python reference of elu / leaky_relu / softplus / rsub (their functional and
+ * in-place forms) refuses a complex Scalar for a real floating self before anything else, as
+ * "<name> argument of type <class 'complex'> cannot be safely cast to type <class 'float'>!"
+ * (measured: elu raises RuntimeError and checks input_scale, scale, then alpha; softplus checks
+ * beta only; the others raise ValueError; docs/breadth_more2.md). The scalars a[idx[i]], named
+ * names[i], in upstream's order. */
+static int meta_complex_scalar(const tn_value *a, int n, const int *idx, const char *const *names, PyObject *exc) {
+    if (!tn_door_meta_call(a)) return 0;
+    tn_dtype dt = TN_T(a[0])->dtype;
+    if (!tn_dtype_is_floating(dt) || tn_dtype_is_complex(dt)) return 0;
+    for (int i = 0; i < n; i++)
+        if (a[idx[i]].tag == TN_V_COMPLEX) {
+            PyErr_Format(exc, "%s argument of type <class 'complex'> cannot be safely cast to type <class 'float'>!", names[i]);
+            return -1;
+        }
+    return 0;
+}
+static int meta_complex_scalar1(const tn_value *a, int i, const char *name, PyObject *exc) {
+    return meta_complex_scalar(a, 1, &i, &name, exc);
+}
+
 /* softplus(self, beta=1, threshold=20) */
 static PyObject *softplus_impl(tn_value *a, PyObject *out) {
+    if (!out && meta_complex_scalar1(a, 1, "beta", PyExc_ValueError) < 0) return NULL;
     /* a floating self's kernel converts beta and threshold to its opmath type (overflow check) */
     tn_dtype dt = TN_T(a[0])->dtype;
     if (tn_nn_float(dt) && (tn_check_kernel_scalar(&a[1], dt, true) < 0 || tn_check_kernel_scalar(&a[2], dt, true) < 0))
@@ -528,6 +550,7 @@ static PyObject *float_act_s(const char *name, tn_loop (*lookup)(tn_dtype), cons
 }
 
 static PyObject *leaky_impl(tn_value *a, PyObject *out, bool inplace) {
+    if (!out && meta_complex_scalar1(a, 1, "negative_slope", PyExc_ValueError) < 0) return NULL;
     double slope = tn_value_as_double(&a[1]);
     return float_act_s("leaky_relu", tn_pw_leaky_relu_loop, &slope, a, out, inplace, 1, &a[1]);
 }
@@ -548,6 +571,11 @@ static PyObject *hardshrink_impl(tn_value *a, PyObject *out) {
 PyObject *tn_op_hardshrink(tn_value *a) { return hardshrink_impl(a, NULL); }
 PyObject *tn_op_hardshrink_out(tn_value *a) { return hardshrink_impl(a, a[2].u.obj); }
 static PyObject *softshrink_impl(tn_value *a, PyObject *out) {
+    /* on meta, upstream's Python meta compares lambd first (0 <= lambd; measured) */
+    if (!out && tn_door_meta_call(a) && a[1].tag == TN_V_COMPLEX) {
+        PyErr_SetString(PyExc_TypeError, "'<=' not supported between instances of 'int' and 'complex'");
+        return NULL;
+    }
     if (tn_check_kernel_scalar(&a[1], TN_DTYPE_F64, false) < 0) return NULL;   /* lambd.to<double>() first (measured) */
     double l = tn_value_as_double(&a[1]);
     tn_dtype dt = TN_T(a[0])->dtype;
@@ -570,6 +598,9 @@ PyObject *tn_op_softshrink(tn_value *a) { return softshrink_impl(a, NULL); }
 PyObject *tn_op_softshrink_out(tn_value *a) { return softshrink_impl(a, a[2].u.obj); }
 
 static PyObject *elu_impl(tn_value *a, PyObject *out, bool inplace) {
+    static const int idx[3] = {3, 2, 1};
+    static const char *const names[3] = {"input_scale", "scale", "alpha"};
+    if (!out && meta_complex_scalar(a, 3, idx, names, PyExc_RuntimeError) < 0) return NULL;
     tn_pw_elu_params p = {tn_value_as_double(&a[1]), tn_value_as_double(&a[2]), tn_value_as_double(&a[3])};
     return float_act_s("elu", tn_pw_elu_loop, &p, a, out, inplace, 3, &a[1]);
 }
@@ -987,7 +1018,7 @@ DEF(subtract_out, sub_like(&a[0], &a[1], &a[2], OUT(3), false, false))
 DEF(subtract_Scalar, sub_scalar(a, NULL, false, false))
 DEF(subtract__Scalar, sub_scalar(a, NULL, true, false))
 DEF(rsub_Tensor, sub_like(&a[0], &a[1], &a[2], NULL, false, true))
-DEF(rsub_Scalar, sub_scalar(a, NULL, false, true))
+DEF(rsub_Scalar, meta_complex_scalar1(a, 2, "alpha", PyExc_ValueError) < 0 ? NULL : sub_scalar(a, NULL, false, true))
 
 /* ---------------------------------------------------------------- pow / float_power */
 

@@ -55,13 +55,15 @@ static const char *fmt_sizes(char *b, size_t n, const int64_t *v, int nd) {
 static PyObject *make(const int64_t *size, int ndim, int sparse_dim, PyObject *indices, PyObject *values, bool coalesced) {
     PyObject *o = NULL;
     if (!indices || !values) goto done;
-    int64_t numel = 1;
-    for (int d = 0; d < ndim && numel; d++) {   /* upstream's numel check */
-        if (size[d] > 0 && numel > INT64_MAX / size[d]) {
-            PyErr_SetString(PyExc_RuntimeError, "numel: integer multiplication overflow");
-            goto done;
-        }
-        numel *= size[d];
+    /* upstream's numel check: the sizes multiplied as unsigned 64-bit numbers, refused when the
+     * product overflows or passes INT64_MAX, so a negative size refuses unless a 0 comes first
+     * (measured: [-1] and [3, -7] refused, [0, -3] runs; docs/breadth_more2.md) */
+    uint64_t numel = 1;
+    bool overflow = false;
+    for (int d = 0; d < ndim; d++) overflow |= __builtin_mul_overflow(numel, (uint64_t)size[d], &numel);
+    if (overflow || numel > (uint64_t)INT64_MAX) {
+        PyErr_SetString(PyExc_RuntimeError, "numel: integer multiplication overflow");
+        goto done;
     }
     tn_storage *st = tn_storage_new(0, tn_tensor_of(values)->storage->device);
     if (!st) { PyErr_NoMemory(); goto done; }
@@ -337,6 +339,8 @@ static PyObject *dense_to_sparse(PyObject *self, int64_t sd) {
         return PyErr_Format(PyExc_RuntimeError, "dense_to_sparse: sparse_dim argument must be in [0,%d] range, but %lld is given",
                             t->ndim, (long long)sd);
     if (sd == 0 && t->ndim > 0) return err(PyExc_RuntimeError, "dense_to_sparse: sparse_dim argument must be in >0 when self.dim()>0");
+    /* upstream counts the nonzeros with a kernel not built for uint16/32/64 and float8 (measured) */
+    if (tn_dtype_barebones(t->dtype)) return tn_kernel_missing("nonzero_count_cpu", t->dtype);
     PyObject *mask = tn_at_ne_Scalar(self, TN_SI(0));
     if (mask && sd < t->ndim) {   /* any nonzero in each dense block */
         int64_t shape[TN_MAX_DIMS + 1];

@@ -80,6 +80,11 @@ PyObject *tn_op__weight_norm_interface(tn_value *a) {
     if (!norm) { Py_XDECREF(w); return NULL; }
     PyObject *res = NULL, *vc = NULL, *gc = NULL;
     void *scratch = NULL;
+    /* the kernel dispatches on v's dtype for an empty v too (measured: an empty int64 v refused) */
+    if (tn_numel(v) == 0 && (dim == 0 || dim == v->ndim - 1) && !tn_nn_float(v->dtype)) {
+        tn_kernel_missing("weight_norm_kernel", v->dtype);
+        goto done;
+    }
     if (tn_numel(v) == 0) {
         if (zero_fill(norm) < 0) goto done;
         res = PyTuple_Pack(2, w, norm);
@@ -123,6 +128,10 @@ PyObject *tn_op__weight_norm_interface_backward(tn_value *a) {
     if (!gg) { Py_XDECREF(gv); return NULL; }
     PyObject *res = NULL, *gwc = NULL;
     void *scratch = NULL;
+    if (tn_numel(v) == 0 && (dim == 0 || dim == v->ndim - 1) && !tn_nn_float(v->dtype)) {
+        tn_kernel_missing("weight_norm_backward_kernel", v->dtype);
+        goto done;
+    }
     if (tn_numel(v) == 0) {
         if (zero_fill(gg) < 0) goto done;
         res = PyTuple_Pack(2, gv, gg);

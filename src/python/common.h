@@ -26,6 +26,10 @@ int tn_autocast_init(PyObject *m);   /* autocast state (autocast.c) */
 int tn_py_device_type_parse(PyObject *s, int *type);   /* types.c: device string -> device type index */
 int tn_return_types_init(PyObject *m); /* torch._C._return_types (return_types.c) */
 int tn_parse_to_init(PyObject *m);  /* torch._C._nn._parse_to (parse_to.c) */
+/* to()'s TypeError for arguments no signature of Tensor.to / _parse_to takes, in upstream's words
+ * ("to() received an invalid combination of arguments - got (copy=int, ), but expected one of:
+ * ..."); returns NULL (parse_to.c) */
+PyObject *tn_to_no_match(PyObject *args, PyObject *kw);
 int tn_surface_init(PyObject *m);    /* every other name upstream reads, refusing when called */
 int tn_schema_types_init(PyObject *m);
 

@@ -110,7 +110,7 @@ static PyObject *type_label(PyObject *o) {
 /* TypeError: "to() received an invalid combination of arguments - got (A, B, k=T), but expected
  * one of: ...". Keywords are listed sorted by name; with no positional arguments each keyword
  * is followed by ", " (upstream's spelling). */
-static PyObject *no_match(PyObject *args, PyObject *kw) {
+PyObject *tn_to_no_match(PyObject *args, PyObject *kw) {
     PyObject *parts = PyList_New(0);
     Py_ssize_t n = PyTuple_Size(args);
     for (Py_ssize_t i = 0; parts && i < n; i++) {
@@ -161,7 +161,7 @@ static PyObject *parse_to(PyObject *mod, PyObject *args, PyObject *kw) {
     int which = -1;
     for (int s = 0; s < 3 && which < 0; s++)
         if (bind(&sigs[s], args, kw, vals)) which = s;
-    if (which < 0) return no_match(args, kw);
+    if (which < 0) return tn_to_no_match(args, kw);
     const pt_sig *s = &sigs[which];
     PyObject *dev = NULL, *dt = NULL, *nb = NULL, *cp = NULL, *mf = NULL;
     for (int i = 0; i < s->n; i++) {

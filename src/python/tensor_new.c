@@ -1014,10 +1014,7 @@ static PyObject *m_new_tensor(PyObject *self, PyObject *args, PyObject *kw) {
 }
 
 /* Tensor.to(...): upstream's three Python forms, each sent through the door as its aten overload. */
-static PyObject *to_no_match(PyObject *args, PyObject *kw) {
-    PyErr_SetString(PyExc_TypeError, "to() received an invalid combination of arguments");
-    return NULL;
-}
+static PyObject *to_no_match(PyObject *args, PyObject *kw) { return tn_to_no_match(args, kw); }
 
 static bool dtype_like(PyObject *o) {
     return tn_py_is_dtype(o) || o == (PyObject *)&PyFloat_Type || o == (PyObject *)&PyLong_Type ||
@@ -1059,6 +1056,8 @@ static PyObject *to_impl(PyObject *self, PyObject *args, PyObject *kw, PyObject 
             *slot = val;
         }
     }
+    /* non_blocking and copy are bools in every signature (measured: copy=2, copy=None refused) */
+    if ((nb && !PyBool_Check(nb)) || (cp && !PyBool_Check(cp))) return to_no_match(args, kw);
     tn_value v[8];
     memset(v, 0, sizeof v);
     v[0].tag = TN_V_TENSOR;
