@@ -721,6 +721,8 @@ int tn_args_parse(const tn_schema *s, PyObject *self, PyObject *args, PyObject *
                              "\"Overflow when unpacking long long\n\"", s->name, p->name, ovf_pos);   /* less the C++ trace */
             return TN_PARSE_ERROR;
         }
+        if (r < 0 && !(flags & TN_PARSE_ATEN) && p->type == TN_TYPE_DEVICE && !p->is_list)
+            tn_py_device_lazy_init(given[i]);   /* torch.zeros(2, device="cuda"): AssertionError */
         if (r != 1) return r < 0 ? TN_PARSE_ERROR : TN_PARSE_NOMATCH;
     }
     if (!(flags & TN_PARSE_ATEN)) python_tensor_options(s, a->v);

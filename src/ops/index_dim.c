@@ -10,6 +10,7 @@
  * door's add_ (upstream runs its add kernel per slice); the 1-d form multiplies then adds as
  * upstream's scalar loop does. */
 #include "ops/common.h"
+#include "dispatch/door.h"
 
 #include "autograd/autograd.h"
 #include "tn_ops_gen.h"
@@ -271,11 +272,36 @@ static int copy_checks(tn_value *a, PyObject *target, PyObject *out, int dim) {
     return 0;
 }
 
+/* On meta, upstream's functional and in-place index_add / index_copy are its Python
+ * decompositions: after the dim wrap, self, index and source on one device (in their words; the
+ * door leaves these rows' device check to them), then the index's dims (docs/breadth_more2.md). */
+static int meta_decomp_checks(ix_kind kind, tn_value *a, bool inplace, PyObject *out) {
+    if (!tn_door_on_meta() || out) return 0;
+    (void)inplace;
+    PyObject *self = a[0].u.obj, *index = a[2].u.obj, *src = a[3].u.obj;
+    tn_device_type ds = tn_door_arg_device(self), di = tn_door_arg_device(index), dsrc = tn_door_arg_device(src);
+    const char *name = kind == IX_ADD ? "index_add" : "index_copy";
+    if (ds != di || ds != dsrc) {
+#define DEVN(d) ((d) == TN_DEVICE_META ? "meta" : "cpu")
+        PyErr_Format(PyExc_RuntimeError, "%s(): self, index and source expected to be in the same device, but got "
+                     "(self) %s, (index) %s, and (source) %s", name, DEVN(ds), DEVN(di), DEVN(dsrc));
+#undef DEVN
+        return -1;
+    }
+    int nd = tn_tensor_of(index)->ndim;
+    if (nd > 1) {
+        PyErr_Format(PyExc_RuntimeError, "Index should have dimension 1 or 0 (got %d)", nd);
+        return -1;
+    }
+    return 0;
+}
+
 static PyObject *add_or_copy(ix_kind kind, tn_value *a, bool inplace, PyObject *out) {
     PyObject *self = a[0].u.obj, *src = a[3].u.obj;
     const tn_tensor *t = tn_tensor_of(self), *s = tn_tensor_of(src);
     int dim;
     if (tn_wrap_dim_i(a[1].u.i, t->ndim, &dim) < 0) return NULL;
+    if (meta_decomp_checks(kind, a, inplace, out) < 0) return NULL;
     int64_t n;
     PyObject *ix;
     if (kind == IX_COPY) {
