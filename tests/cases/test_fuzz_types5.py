@@ -15,6 +15,8 @@ corpus itself compares every call's exception type (tests/test_no_crash.py).
   the devices in their own words, then check the index's dims. CPU index_add of an index out of
   range: IndexError "index out of range in self" but for a self of 2+ dims with an int64 index and
   alpha 1 (RuntimeError naming the index).
+- addmv's size-mismatch message reads self.size(0), the rnn cells' checks read sym_size(d): a 0-d
+  tensor there is an IndexError ("Dimension specified as 0 but tensor has no dimensions").
 """
 from harness import cases
 from harness.autograd import ERR
@@ -60,4 +62,9 @@ cases("fuzz_types5", {
                             "for f in [a.index_add.default, torch.index_add, lambda s, *r, **k: s.index_add_(*r, **k)] "
                             "for dt in [torch.float32, torch.int64, torch.bool] for sh, d, ss in [((5,), 0, (1,)), ((), 0, ()), ((2, 3), 1, (2, 1))] "
                             "for it in [torch.int64, torch.int32] for al in [1, 2]]",
+    "size_reads_0d": "z = torch.ones(()); v = torch.ones(3); h = torch.ones(2, 3); "
+                     "[err(lambda: torch.addmv(s, x, vv)) for s in [z, torch.ones(1), torch.ones(5)] for vv in [torch.ones(7), torch.ones(1), v]], "
+                     "[err(lambda: f(x, hx, wi, wh)) for f in [torch.rnn_tanh_cell, torch.rnn_relu_cell, torch.gru_cell] "
+                     "for hx, wi, wh in [(z, h, h), (h, z, h), (h, h, z), (torch.ones(2), torch.ones(3, 3), torch.ones(3, 3))]], "
+                     "[err(lambda: torch.lstm_cell(x, (hx, hx), torch.ones(12, 3), torch.ones(12, 3))) for hx in [z, torch.ones(2, 3)]]",
 }, setup=SETUP)
