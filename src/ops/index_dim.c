@@ -312,6 +312,8 @@ static PyObject *add_or_copy(ix_kind kind, tn_value *a, bool inplace, PyObject *
         if (!(ix = index_values(kind, a[2].u.obj, &n))) return NULL;
         if (check_source(t, s, dim, n) < 0) { Py_DECREF(ix); return NULL; }
     }
+    /* the structured out='s exact dtype before the kernel (measured) */
+    if (kind == IX_ADD && tn_out_dtype_exact(out, t->dtype) < 0) { Py_DECREF(ix); return NULL; }
     if (tn_dtype_barebones(t->dtype)) { /* upstream has no uint16/32/64 or float8 kernel */
         Py_DECREF(ix);
         return tn_kernel_missing(kind == IX_ADD ? "index_add_" : "index_copy_cpu", t->dtype);
