@@ -33,7 +33,9 @@ cases("fuzz_types5", {
                         "lambda d: torch.hann_window(1, device=d), lambda d: torch.full([2], 1., device=d), "
                         "lambda d: torch.randperm(3, device=d), lambda d: torch.eye(2, device=d), lambda d: torch.tril_indices(1, 1, device=d), "
                         "lambda d: torch.normal(2., 2., size=[2, 3], device=d), lambda d: x.new_zeros(2, device=d), "
-                        "lambda d: x.new_empty(2, device=d), lambda d: torch.zeros_like(x, device=d), lambda d: torch.randn(2, device=d)]]",
+                        "lambda d: x.new_empty(2, device=d), lambda d: torch.zeros_like(x, device=d), lambda d: torch.randn(2, device=d), lambda d: torch.tensor([1], device=d), "
+                        "lambda d: torch.as_tensor([1], device=d), lambda d: torch.asarray([1], device=d), lambda d: x.new_tensor([1], device=d), "
+                        "lambda d: x.to(d), lambda d: x.to(device=d), lambda d: x.to(d, torch.float64)]]",
     "int_overflow_unpack": "u = torch.zeros(2, 3, dtype=torch.uint64); "
                            "[err(f) for f in [lambda: x.size(2**63), lambda: x.size(-2**63 - 1), lambda: x.stride(2**64), "
                            "lambda: torch.ones(()).size(2**63), lambda: x[2**63], lambda: x[-2**63 - 1], lambda: x[1, 2**63], "
