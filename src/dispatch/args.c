@@ -569,6 +569,19 @@ static void python_tensor_options(const tn_schema *s, tn_value *v) {
     }
 }
 
+/* Upstream's generated bindings initialize the device of a TensorOptions group (dtype, layout,
+ * device, pin_memory) lazily (torch.utils.device_lazy_init); bindings without one (pin_memory,
+ * is_pinned) and the hand-written sparse factories do not (measured: RuntimeError "PyTorch is not
+ * linked with support for cuda devices"). */
+static bool lazy_init_device(const tn_schema *s, const tn_arg *dev) {
+    if (!dev->kwarg_only || strcmp(dev->name, "device") || !strncmp(s->name, "sparse_", 7) || !strncmp(s->name, "_sparse_", 8))
+        return false;
+    for (int i = 0; i < s->nargs; i++)
+        if (s->args[i].kwarg_only && s->args[i].type == TN_TYPE_BOOL && !s->args[i].is_list && !strcmp(s->args[i].name, "pin_memory"))
+            return true;
+    return false;
+}
+
 int tn_args_parse(const tn_schema *s, PyObject *self, PyObject *args, PyObject *kw,
                   int flags, tn_args *a) {
     PyObject *given[TN_MAX_ARGS] = {0};
@@ -721,6 +734,8 @@ int tn_args_parse(const tn_schema *s, PyObject *self, PyObject *args, PyObject *
                              "\"Overflow when unpacking long long\n\"", s->name, p->name, ovf_pos);   /* less the C++ trace */
             return TN_PARSE_ERROR;
         }
+        if (r < 0 && !(flags & TN_PARSE_ATEN) && p->type == TN_TYPE_DEVICE && !p->is_list && lazy_init_device(s, p))
+            tn_py_device_lazy_init(given[i]);   /* torch.zeros(2, device="cuda"): AssertionError */
         if (r != 1) return r < 0 ? TN_PARSE_ERROR : TN_PARSE_NOMATCH;
     }
     if (!(flags & TN_PARSE_ATEN)) python_tensor_options(s, a->v);

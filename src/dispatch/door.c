@@ -355,6 +355,11 @@ static int check_same_device(int row, const tn_schema *s, tn_value *args) {
     unsigned char f = py_meta_rows ? py_meta_rows[row] : 0;
     const char *name = tn_op_at(row)->name;
     if (!(f & (PYM_REFS | PYM_DECOMP)) && strncmp(name, "_foreach_", 9)) return 0;
+    /* index_add / index_copy's decompositions wrap the dim, then compare the devices in their
+     * own words (ops/index_dim.c) */
+    if ((f & PYM_DECOMP) && (!strcmp(name, "index_add") || !strcmp(name, "index_add_") || !strcmp(name, "index_copy") ||
+                             !strcmp(name, "index_copy_")) && !strcmp(tn_op_at(row)->overload, ""))
+        return 0;
     bool copysign = !strncmp(name, "copysign", 8), floordiv = !strncmp(name, "floor_divide", 12);
     if ((copysign || floordiv) && s->nargs >= 2 && args[0].tag == TN_V_TENSOR && !args[0].wrapped &&
         args[1].tag == TN_V_TENSOR && !args[1].wrapped && is_meta(args[0].u.obj) != is_meta(args[1].u.obj)) {
@@ -428,6 +433,22 @@ static int composite_same_device(int row, const tn_schema *s, tn_value *args) {
  * when upstream raises it: OUT_NOW before anything else, OUT_AFTER only if the op itself (its
  * argument checks) succeeds. */
 enum { OUT_OK, OUT_NOW, OUT_AFTER };
+/* Out= rows whose upstream Meta path copies into out= before any argument check of its own
+ * (measured: a meta self with a dim out of range, or an out= of another dtype, and a CPU out= give
+ * the copy error): the composites forwarding straight to an out= overload whose Python meta kernel
+ * is in the out wrapper (std / var.out, special_logsumexp.out, softmax / log_softmax.int_out) or is
+ * meta_sort, which checks nothing (argsort.stable_out, sort.values(_stable)). */
+static bool copies_first(int row) {
+    static const char *const rows[][2] = {
+        {"std", "out"}, {"var", "out"}, {"special_logsumexp", "out"}, {"softmax", "int_out"},
+        {"log_softmax", "int_out"}, {"argsort", "stable_out"}, {"sort", "values"}, {"sort", "values_stable"},
+    };
+    const tn_op_def *d = tn_op_at(row);
+    for (size_t i = 0; i < sizeof rows / sizeof *rows; i++)
+        if (!strcmp(d->name, rows[i][0]) && !strcmp(d->overload, rows[i][1])) return true;
+    return false;
+}
+
 static int check_out_devices(int row, const tn_schema *s, tn_value *args) {
     /* the result's device: the first input tensor, CPU 0-dim tensors only when nothing else */
     PyObject *ref = NULL;
@@ -447,6 +468,11 @@ static int check_out_devices(int row, const tn_schema *s, tn_value *args) {
     bool composite = tn_op_autograd_defs[row].composite;
     unsigned char f = py_meta_rows ? py_meta_rows[row] : 0;
     PyObject *o;
+    if (args[0].tag == TN_V_TENSOR && !is_out_arg(s, 0) && copies_first(row) && (o = out_off_device(s, args, args[0].u.obj))) {
+        PyErr_Format(PyExc_RuntimeError, "Attempting to copy from device %s to device %s, but cross-device copies are not allowed!",
+                     device_name(args[0].u.obj), device_name(o));
+        return OUT_NOW;
+    }
     if (f || composite) {
         /* the out wrapper compares the first argument (a tensor, CPU 0-dim included) before the
          * op runs; the copy of the result comes after it */

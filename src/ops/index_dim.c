@@ -10,6 +10,7 @@
  * door's add_ (upstream runs its add kernel per slice); the 1-d form multiplies then adds as
  * upstream's scalar loop does. */
 #include "ops/common.h"
+#include "dispatch/door.h"
 
 #include "autograd/autograd.h"
 #include "tn_ops_gen.h"
@@ -282,11 +283,36 @@ static int copy_checks(tn_value *a, PyObject *target, PyObject *out, int dim) {
     return 0;
 }
 
+/* On meta, upstream's functional and in-place index_add / index_copy are its Python
+ * decompositions: after the dim wrap, self, index and source on one device (in their words; the
+ * door leaves these rows' device check to them), then the index's dims (docs/breadth_more2.md). */
+static int meta_decomp_checks(ix_kind kind, tn_value *a, bool inplace, PyObject *out) {
+    if (!tn_door_on_meta() || out) return 0;
+    (void)inplace;
+    PyObject *self = a[0].u.obj, *index = a[2].u.obj, *src = a[3].u.obj;
+    tn_device_type ds = tn_door_arg_device(self), di = tn_door_arg_device(index), dsrc = tn_door_arg_device(src);
+    const char *name = kind == IX_ADD ? "index_add" : "index_copy";
+    if (ds != di || ds != dsrc) {
+#define DEVN(d) ((d) == TN_DEVICE_META ? "meta" : "cpu")
+        PyErr_Format(PyExc_RuntimeError, "%s(): self, index and source expected to be in the same device, but got "
+                     "(self) %s, (index) %s, and (source) %s", name, DEVN(ds), DEVN(di), DEVN(dsrc));
+#undef DEVN
+        return -1;
+    }
+    int nd = tn_tensor_of(index)->ndim;
+    if (nd > 1) {
+        PyErr_Format(PyExc_RuntimeError, "Index should have dimension 1 or 0 (got %d)", nd);
+        return -1;
+    }
+    return 0;
+}
+
 static PyObject *add_or_copy(ix_kind kind, tn_value *a, bool inplace, PyObject *out) {
     PyObject *self = a[0].u.obj, *src = a[3].u.obj;
     const tn_tensor *t = tn_tensor_of(self), *s = tn_tensor_of(src);
     int dim;
     if (tn_wrap_dim_i(a[1].u.i, t->ndim, &dim) < 0) return NULL;
+    if (meta_decomp_checks(kind, a, inplace, out) < 0) return NULL;
     int64_t n;
     PyObject *ix;
     if (kind == IX_COPY) {
@@ -297,6 +323,8 @@ static PyObject *add_or_copy(ix_kind kind, tn_value *a, bool inplace, PyObject *
         if (!(ix = index_values(kind, a[2].u.obj, &n))) return NULL;
         if (check_source(t, s, dim, n) < 0) { Py_DECREF(ix); return NULL; }
     }
+    /* the structured out='s exact dtype before the kernel (measured) */
+    if (kind == IX_ADD && tn_out_dtype_exact(out, t->dtype) < 0) { Py_DECREF(ix); return NULL; }
     if (tn_dtype_barebones(t->dtype)) { /* upstream has no uint16/32/64 or float8 kernel */
         Py_DECREF(ix);
         return tn_kernel_missing(kind == IX_ADD ? "index_add_" : "index_copy_cpu", t->dtype);
@@ -304,9 +332,15 @@ static PyObject *add_or_copy(ix_kind kind, tn_value *a, bool inplace, PyObject *
     int64_t size = t->ndim ? t->sizes[dim] : 1, *iv = (int64_t *)tn_data(tn_tensor_of(ix));
     for (int64_t i = 0; i < n; i++)
         if (iv[i] < 0 || iv[i] >= size) {
-            if (kind == IX_ADD)
+            /* upstream's CPU index_add: a self of 2+ dims with an int64 index and alpha 1 goes
+             * through its scatter-add path (RuntimeError with the index), every other call
+             * through its loop's TORCH_CHECK_INDEX (measured) */
+            if (kind == IX_ADD && t->ndim > 1 && tn_tensor_of(a[2].u.obj)->dtype == TN_DTYPE_I64 &&
+                tn_value_as_double(&a[4]) == 1)
                 PyErr_Format(PyExc_RuntimeError, "index %lld is out of bounds for dimension %d with size %lld",
                              (long long)iv[i], dim, (long long)size);
+            else if (kind == IX_ADD)
+                PyErr_SetString(PyExc_IndexError, "index out of range in self");
             else
                 PyErr_Format(PyExc_IndexError, "index_copy_(): index %lld is out of bounds for dimension %d with size %lld",
                              (long long)iv[i], dim, (long long)size);

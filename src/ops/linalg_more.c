@@ -1100,6 +1100,8 @@ PyObject *tn_op_addmv(tn_value *a) {
         return NULL;
     }
     if (!(m->sizes[1] == v->sizes[0] && (m->sizes[0] == tn_numel(s) || tn_numel(s) == 1))) {
+        /* upstream's message reads self.size(0): a 0-d self's IndexError (measured) */
+        if (tn_size_read(s, 0) < 0) return NULL;
         PyErr_Format(PyExc_RuntimeError, "size mismatch, got input (%lld), mat (%lldx%lld), vec (%lld)",
                      (long long)(s->ndim ? s->sizes[0] : 1), (long long)m->sizes[0], (long long)m->sizes[1], (long long)v->sizes[0]);
         return NULL;

@@ -528,6 +528,7 @@ PyObject *tn_op_gru_data(tn_value *a) { return rnn_data(CELL_GRU, a); }
 
 static int64_t dim_size(const tn_tensor *t, int d) {   /* sym_size(d); -1 (IndexError set) when out of range */
     int w;
+    if (tn_size_read(t, d) < 0) return -1;   /* a 0-d tensor has no dim 0 either */
     if (tn_wrap_dim_i(d, t->ndim, &w) < 0) return -1;
     return t->sizes[w];
 }

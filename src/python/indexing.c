@@ -83,6 +83,18 @@ static bool treat_as_tuple(PyObject *index) {
 
 /* ---------- Python sequences as index tensors ---------- */
 
+/* An int index or value read as upstream's THPUtils_unpackLong: out of int64, ValueError
+ * "Overflow when unpacking long long" (x[2**63], x[[2**63]]). */
+static int64_t index_int(PyObject *o) {
+    int of;
+    long long v = PyLong_AsLongLongAndOverflow(o, &of);
+    if (of) {
+        PyErr_SetString(PyExc_ValueError, "Overflow when unpacking long long");
+        return -1;
+    }
+    return v;
+}
+
 static int seq_shape(PyObject *o, int depth, int *nd, int64_t *shape, int *kind) {
     if (PySequence_Check(o) && !tn_py_is_tensor(o) && !PyUnicode_Check(o)) {
         Py_ssize_t n = PySequence_Size(o);
@@ -148,7 +160,7 @@ static int seq_fill(PyObject *o, bool is_bool, char **p) {
         memcpy(*p, &v, 8);
         *p += 8;
         return 0;
-    } else v = PyLong_AsLongLong(o);
+    } else v = index_int(o);
     if (v == -1 && PyErr_Occurred()) return -1;
     memcpy(*p, &v, 8);
     *p += 8;
@@ -263,7 +275,7 @@ static PyObject *apply_slicing(PyObject *self, PyObject *tup, index_list *l) {
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *o = PyTuple_GetItem(tup, i), *next = NULL;
         if (is_int_index(o)) {
-            int64_t v = PyLong_AsLongLong(o);
+            int64_t v = index_int(o);
             if (v == -1 && PyErr_Occurred()) goto fail;
             next = select_checked(res, dim, real_dim, v);
             real_dim++;
@@ -383,7 +395,7 @@ static PyObject *index_tuple(index_list *l) {
 static PyObject *nested_getitem(PyObject *self, PyObject *index) {
     PyObject *first = PyTuple_Check(index) && PyTuple_Size(index) > 0 ? PyTuple_GetItem(index, 0) : NULL;
     if (first && is_int_index(first)) {
-        int64_t v = PyLong_AsLongLong(first);
+        int64_t v = index_int(first);
         if (v == -1 && PyErr_Occurred()) return NULL;
         PyObject *c = select_checked(self, 0, 0, v);
         PyObject *rest = c ? PyTuple_GetSlice(index, 1, PyTuple_Size(index)) : NULL;
@@ -394,7 +406,7 @@ static PyObject *nested_getitem(PyObject *self, PyObject *index) {
     }
     PyObject *last = first == Py_Ellipsis && PyTuple_Size(index) == 2 ? PyTuple_GetItem(index, 1) : NULL;
     if (last && is_int_index(last)) {
-        int64_t v = PyLong_AsLongLong(last);
+        int64_t v = index_int(last);
         return v == -1 && PyErr_Occurred() ? NULL : op_select(self, -1, v);
     }
     if (last == Py_None) return op_unsqueeze(self, -1);
@@ -410,7 +422,7 @@ PyObject *tn_tensor_getitem(PyObject *self, PyObject *index) {
     if (index == Py_None) return op_unsqueeze(self, 0);
     if (index == Py_Ellipsis) return op_alias(self);
     if (is_int_index(index)) {
-        int64_t v = PyLong_AsLongLong(index);
+        int64_t v = index_int(index);
         if (v == -1 && PyErr_Occurred()) return NULL;
         return select_checked(self, 0, 0, v);
     }
@@ -499,7 +511,7 @@ static PyObject *value_tensor(PyObject *self, PyObject *value) {
         int of;
         v.tag = TN_V_INT;
         v.u.i = PyLong_AsLongLongAndOverflow(value, &of);
-        if (of) { PyErr_SetString(PyExc_RuntimeError, "Overflow when unpacking long"); return NULL; }
+        if (of) { PyErr_SetString(PyExc_ValueError, "Overflow when unpacking long long"); return NULL; }
     } else if (PyFloat_Check(value)) { v.tag = TN_V_FLOAT; v.u.f = PyFloat_AsDouble(value); }
     else if (PyComplex_Check(value)) {
         if (!tn_dtype_is_complex(dt)) {
@@ -526,7 +538,7 @@ static int setitem(PyObject *self, PyObject *index, PyObject *value) {
             PyErr_SetString(PyExc_RuntimeError, "Internal error: NestedTensorImpl doesn't support sizes. Please file an issue.");
             return -1;
         }
-        int64_t v = PyLong_AsLongLong(PyTuple_GetItem(index, 0));
+        int64_t v = index_int(PyTuple_GetItem(index, 0));
         if (v == -1 && PyErr_Occurred()) return -1;
         PyObject *c = select_checked(self, 0, 0, v);
         PyObject *rest = c ? PyTuple_GetSlice(index, 1, PyTuple_Size(index)) : NULL;
@@ -546,7 +558,7 @@ static int setitem(PyObject *self, PyObject *index, PyObject *value) {
     } else if (index == Py_None || index == Py_True) {
         sliced = op_unsqueeze(self, 0);
     } else if (is_int_index(index)) {
-        int64_t v = PyLong_AsLongLong(index);
+        int64_t v = index_int(index);
         if (v == -1 && PyErr_Occurred()) goto done;
         sliced = select_checked(self, 0, 0, v);
     } else if (PySlice_Check(index) && tn_tensor_of(self)->ndim > 0) {

@@ -96,19 +96,28 @@ static PyObject *tensor_new(PyTypeObject *tp, PyObject *args, PyObject *kw) {
 
 /* ---------- geometry members ---------- */
 
+/* an int argument read as upstream's THPUtils_unpackLong: out of int64, ValueError "Overflow when
+ * unpacking long long" (x.size(2**63), storage[2**63]) */
+static int unpack_long(PyObject *arg, long long *d) {
+    int of;
+    *d = PyLong_AsLongLongAndOverflow(arg, &of);
+    if (of) PyErr_SetString(PyExc_ValueError, "Overflow when unpacking long long");
+    return of || (*d == -1 && PyErr_Occurred()) ? -1 : 0;
+}
+
 /* size(d) / stride(d) of a 0-dim tensor: upstream refuses any d (measured) */
 static PyObject *no_dims(PyObject *arg) {
-    long long d = PyLong_AsLongLong(arg);
-    if (d == -1 && PyErr_Occurred()) return NULL;
+    long long d;
+    if (unpack_long(arg, &d) < 0) return NULL;
     return PyErr_Format(PyExc_IndexError, "Dimension specified as %lld but tensor has no dimensions", d);
 }
 
 static int parse_dim(PyObject *self, PyObject *arg, int *out) {
     int nd = tn_tensor_of(self)->ndim, lim = nd ? nd : 1;
-    long d = PyLong_AsLong(arg);
-    if (d == -1 && PyErr_Occurred()) return -1;
+    long long d;
+    if (unpack_long(arg, &d) < 0) return -1;
     if (d < -lim || d >= lim) {
-        PyErr_Format(PyExc_IndexError, "Dimension out of range (expected to be in range of [%d, %d], but got %ld)",
+        PyErr_Format(PyExc_IndexError, "Dimension out of range (expected to be in range of [%d, %d], but got %lld)",
                      -lim, lim - 1, d);
         return -1;
     }
@@ -1051,8 +1060,8 @@ static PyObject *g_requires_grad(PyObject *self, void *c) {
     return PyBool_FromLong(tn_requires_grad(self));   /* a view whose base got history since: views.c */
 }
 static int s_requires_grad(PyObject *self, PyObject *v, void *c) {
-    if (!v) { PyErr_SetString(PyExc_TypeError, "can't delete requires_grad"); return -1; }
-    if (!PyBool_Check(v)) { PyErr_SetString(PyExc_TypeError, "requires_grad must be a bool"); return -1; }
+    /* upstream's THPUtils_assertRet: a RuntimeError, deleting included */
+    if (!v || !PyBool_Check(v)) { PyErr_SetString(PyExc_RuntimeError, "requires_grad must be a bool"); return -1; }
     PyObject *args = PyTuple_Pack(1, v), *r = args ? set_requires_grad(self, args, NULL) : NULL;
     Py_XDECREF(args);
     if (!r) return -1;
@@ -1120,8 +1129,12 @@ static PyObject *g_data(PyObject *self, void *c) {
     return r;
 }
 static int s_data(PyObject *self, PyObject *v, void *c) {
-    if (!v || !tn_py_is_tensor(v)) {
-        PyErr_SetString(PyExc_TypeError, "Variable data has to be a tensor, but got something else");
+    if (!v) {
+        PyErr_SetString(PyExc_RuntimeError, "Deleting tensor data is not allowed. Delete tensor instead!");
+        return -1;
+    }
+    if (!tn_py_is_tensor(v)) {
+        PyErr_Format(PyExc_TypeError, "Variable data has to be a tensor, but got %s", tn_py_type_name(v));
         return -1;
     }
     if (!((tn_tensor_obj *)self)->nested != !((tn_tensor_obj *)v)->nested) {   /* a nested and a dense tensor */
@@ -1374,8 +1387,9 @@ static PyObject *sm_getitem(PyObject *self, PyObject *key) {
         PyErr_Format(PyExc_TypeError, "can't index a torch.UntypedStorage with %s", Py_TYPE(key) == NULL ? "?" : "this type");
         return NULL;
     }
-    Py_ssize_t i = PyLong_AsSsize_t(key), n = (Py_ssize_t)S(self)->nbytes;
-    if (i == -1 && PyErr_Occurred()) return NULL;
+    long long ll;
+    if (unpack_long(key, &ll) < 0) return NULL;   /* upstream's unpackLong: ValueError out of int64 */
+    Py_ssize_t i = (Py_ssize_t)ll, n = (Py_ssize_t)S(self)->nbytes;
     if (i < 0) i += n;
     if (i < 0 || i >= n) {
         PyErr_Format(PyExc_IndexError, "index %zd out of range for storage of size %zd", i, n);

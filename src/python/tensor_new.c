@@ -494,10 +494,12 @@ static int opt_dtype(PyObject *o, tn_dtype *out) {
     return tn_py_to_dtype(o, out);
 }
 
+/* torch.tensor / as_tensor / asarray / new_tensor and Tensor.to initialize a device upstream
+ * initializes lazily (AssertionError "Torch not compiled with CUDA enabled", python/types.c) */
 static int opt_device(PyObject *o, tn_device_type def, tn_device_type *out) {
     if (!o || o == Py_None) { *out = def; return 0; }
     int idx;
-    return tn_py_parse_device(o, out, &idx);
+    return tn_py_parse_device(o, out, &idx) < 0 ? tn_py_device_lazy_init(o) : 0;
 }
 
 static int set_requires_grad(PyObject *t, PyObject *rg) {
@@ -1095,7 +1097,10 @@ static PyObject *to_impl(PyObject *self, PyObject *args, PyObject *kw, PyObject 
         }
         if (dvo && dvo != Py_None) {
             v[3].tag = TN_V_DEVICE;
-            if (tn_py_parse_device(dvo, &v[3].u.device.type, &v[3].u.device.index) < 0) return NULL;
+            if (tn_py_parse_device(dvo, &v[3].u.device.type, &v[3].u.device.index) < 0) {
+                tn_py_device_lazy_init(dvo);   /* x.to("cuda"): upstream's lazy init error */
+                return NULL;
+            }
         } else if (v[3].tag != TN_V_DEVICE) v[3].tag = TN_V_NONE;
         v[4].tag = TN_V_NONE;
         v[5] = vnb; v[6] = vcp; v[7] = vmf;

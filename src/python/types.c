@@ -586,6 +586,36 @@ int tn_py_parse_device(PyObject *o, tn_device_type *type, int *index) {
     return 0;
 }
 
+/* Upstream's Python bindings, after parsing a device argument of a type it initializes lazily
+ * (CUDA, XPU, HPU, MTIA, PrivateUse1), import torch.<type> and call its _lazy_init() before the op
+ * runs; on a CPU-only build that raises (AssertionError "Torch not compiled with CUDA enabled",
+ * ModuleNotFoundError for torch.hpu). A device argument tn_py_parse_device refused (the
+ * RuntimeError pending) is replaced by that error when o names such a type; the torch.ops path
+ * does not call this (upstream's dispatcher refuses there, docs/breadth_more2.md). */
+int tn_py_device_lazy_init(PyObject *o) {
+    int t = -1, ix;
+    PyObject *et, *ev, *tb;
+    PyErr_Fetch(&et, &ev, &tb);
+    if (PyObject_TypeCheck(o, tn_py.device_type)) t = DEV(o)->type;
+    else if (PyUnicode_Check(o) && device_parse_str(o, &t, &ix) < 0) { PyErr_Clear(); t = -1; }
+    static const char *const lazy[] = {"cuda", "xpu", "hpu", "mtia", "privateuseone", NULL};
+    bool found = false;
+    for (int k = 0; t >= 0 && lazy[k]; k++) found = found || !strcmp(device_types[t], lazy[k]);
+    if (!found) { PyErr_Restore(et, ev, tb); return -1; }
+    char name[32];
+    snprintf(name, sizeof name, "torch.%s", device_types[t]);
+    PyObject *mod = PyImport_ImportModule(name);
+    PyObject *r = mod ? PyObject_CallMethod(mod, "_lazy_init", NULL) : NULL;
+    Py_XDECREF(mod);
+    if (!r) {   /* upstream's error stands */
+        Py_XDECREF(et); Py_XDECREF(ev); Py_XDECREF(tb);
+        return -1;
+    }
+    Py_DECREF(r);
+    PyErr_Restore(et, ev, tb);
+    return -1;
+}
+
 PyObject *tn_py_device_new(tn_device_type type, int index) {
     return device_make(NULL, type == TN_DEVICE_META ? DEV_META : 0, index);
 }
