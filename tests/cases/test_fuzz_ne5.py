@@ -135,6 +135,8 @@ cases("fuzz_ne5", {
                               "lambda: A._log_softmax_backward_data.default(torch.ones(3, 2).long(), x, 5, torch.float32), "
                               "lambda: A._log_softmax_backward_data.default(torch.ones(3).bool(), x, 0, torch.float32), "
                               "lambda: A._softmax_backward_data.default(torch.ones(3, 2).long(), x, 0, torch.float32), "
-                              "lambda: A._log_softmax_backward_data.default(x.long(), x, 0, torch.float32)]], "
+                              "lambda: A._log_softmax_backward_data.default(x.long(), x, 0, torch.float32), "
+                              "lambda: A._log_softmax_backward_data.out(torch.arange(6).reshape(2, 3), x, 0, torch.float32, out=x.clone()), "
+                              "lambda: A.norm.Scalar(x.to(torch.float8_e4m3fn), 1j), lambda: A.norm.Scalar_out(x.to(torch.float8_e4m3fn), 1j, out=x.clone())]], "
                               "A._to_copy.default(x, layout=torch.strided).dtype, A._log_softmax_backward_data.default(x, x, 1, torch.float32)",
 }, setup=SETUP)
