@@ -47,6 +47,9 @@ int tn_py_to_dtype(PyObject *o, tn_dtype *out);     /* 0 ok, -1 with TypeError *
 PyObject *tn_py_from_dtype(tn_dtype d);             /* new reference */
 int tn_py_parse_device(PyObject *o, tn_device_type *type, int *index); /* str/device/int */
 int tn_py_device_lazy_init(PyObject *o); /* after a refused device: upstream's lazy init error */
+/* the dispatch key name ("CUDA", "XPU", ...) of an accelerator device o names (torch.device or
+ * str) that upstream's dispatcher reports as a missing backend, else NULL (nothing raised) */
+const char *tn_py_device_backend(PyObject *o);
 PyObject *tn_py_size_new(int ndim, const int64_t *sizes); /* torch.Size, new reference */
 bool tn_py_is_symint(PyObject *o);                        /* a torch.SymInt (not a plain int)? */
 /* The name of o's type (a short-lived buffer, for error messages under the limited API;

@@ -587,6 +587,7 @@ int tn_args_parse(const tn_schema *s, PyObject *self, PyObject *args, PyObject *
     PyObject *given[TN_MAX_ARGS] = {0};
     int given_at[TN_MAX_ARGS] = {0};   /* 1-based position in the call's positional arguments, 0: keyword */
     ovf_pos = -1;
+    a->accel = NULL;
     int np = s->nargs, nout = 0, first_out = -1;
     Py_ssize_t nargs = args ? PyTuple_Size(args) : 0, pos = 0;
     if (np > TN_MAX_ARGS) return TN_PARSE_NOMATCH;
@@ -720,6 +721,13 @@ int tn_args_parse(const tn_schema *s, PyObject *self, PyObject *args, PyObject *
             return TN_PARSE_ERROR;
         }
         if ((flags & TN_PARSE_ATEN) && aten_refuses(p, given[i])) return TN_PARSE_NOMATCH;
+        if ((flags & TN_PARSE_ACCEL) && p->type == TN_TYPE_DEVICE && given[i] != Py_None &&
+            (a->accel = tn_py_device_backend(given[i]))) {
+            a->v[i].tag = TN_V_DEVICE;
+            a->v[i].u.device.type = TN_DEVICE_CPU;
+            a->v[i].u.device.index = -1;
+            continue;
+        }
         bool nat = (flags & TN_PARSE_NUMBERS_AS_TENSORS) && (i != 0 || (flags & TN_PARSE_NUMBER_SELF));
         r = (flags & TN_PARSE_ATEN_LOOSE) ? aten_loose(given[i], p, &a->v[i]) : 2;
         if (r == 2) r = convert(given[i], p, nat, (flags & TN_PARSE_TENSORS_AS_SCALARS) != 0, float_peer, a, &a->v[i]);

@@ -17,6 +17,7 @@ typedef struct {
     void *heap[4];                  /* longer lists */
     int nheap;
     PyObject *out;                  /* the out= object (tensor or tuple) when given */
+    const char *accel;              /* TN_PARSE_ACCEL: the accelerator backend a Device argument named */
 } tn_args;
 
 enum { TN_PARSE_OK = 0, TN_PARSE_NOMATCH = 1, TN_PARSE_ERROR = -1 };
@@ -27,12 +28,15 @@ enum { TN_PARSE_OK = 0, TN_PARSE_NOMATCH = 1, TN_PARSE_ERROR = -1 };
  * TN_PARSE_TENSORS_AS_SCALARS: 0-dim tensors may fill Scalar parameters (upstream tries Tensor
  *   overloads first, so callers give this only once no overload matched without it). */
 enum { TN_PARSE_NUMBERS_AS_TENSORS = 1, TN_PARSE_TENSORS_AS_SCALARS = 2, TN_PARSE_NUMBER_SELF = 4,
-       TN_PARSE_ATEN = 8, TN_PARSE_ATEN_LOOSE = 16 };
+       TN_PARSE_ATEN = 8, TN_PARSE_ATEN_LOOSE = 16, TN_PARSE_ACCEL = 32 };
 /* TN_PARSE_ATEN: torch.ops.aten rules: out parameters may also be given by their own names
  * (min=, min_indices=), and Tensor?[] lists take None elements; without it (upstream's Python
  * bindings) a Tensor?[] element that is not a tensor raises TypeError.
  * TN_PARSE_ATEN_LOOSE (with TN_PARSE_ATEN, one overload named, once the strict pass failed): the
- * conversions upstream's toIValue makes for a torch.ops call (args.c, aten_loose). */
+ * conversions upstream's toIValue makes for a torch.ops call (args.c, aten_loose).
+ * TN_PARSE_ACCEL: a Device argument naming an accelerator upstream's dispatcher reports as a
+ *   missing backend (tn_py_device_backend: cuda, xpu, mps ...) binds as the CPU, its dispatch key
+ *   name left in out->accel for the caller to refuse (torch.ops factories: python/functions.c). */
 
 /* Match (self, args, kwargs) to schema `s`. self is the bound tensor for methods, or NULL; it
  * binds the parameter named "self" (where(Tensor condition, Tensor self, ...)), else the first.

@@ -1255,9 +1255,63 @@ PyObject *tn_door_below_vmap(int op, tn_value *args) {
     return tn_door_below_autograd_op(d, s, args);
 }
 
+/* Rows upstream registers no Meta kernel for: a meta argument anywhere reaches its dispatcher's
+ * Meta fallback, a NotImplementedError before the kernel's checks and any out= device comparison
+ * (measured per row, every argument position; docs/breadth_more2.md "Fuzz corpus exception types,
+ * group ne (session 38)"). The in-place ones torchgen gives an "inplace_meta" stub instead
+ * (in-place, one result, no composite kernel) return a meta self untouched, unchecked, and refuse
+ * a CPU self written with a meta argument; put (a composite over put_) refuses that too. */
+static const char *const no_meta_rows[] = {
+    "_ctc_loss.Tensor", "_ctc_loss_backward", "_ctc_loss_backward.Tensor", "multi_margin_loss_backward",
+    "multi_margin_loss_backward.grad_input", "multilabel_margin_loss_backward",
+    "multilabel_margin_loss_backward.grad_input", "_fake_quantize_learnable_per_channel_affine_backward",
+    "_fake_quantize_learnable_per_tensor_affine_backward", "_nested_view_from_buffer", "_nested_tensor_from_mask",
+    "_nested_tensor_from_mask_left_aligned", "histogram.bin_ct", "histogram.bin_ct_out", "histogram.bins_tensor",
+    "histogram.bins_tensor_out", "quantize_per_tensor_dynamic", "_padded_dense_to_jagged_forward",
+    "_nested_compute_contiguous_strides_offsets", "adaptive_avg_pool3d.out", "_fused_adagrad_",
+    "_fused_adagrad_.tensor_lr", "_fused_adam_.tensor_lr", "_fused_adamw_.tensor_lr", "_fused_sgd_",
+    "_fused_sgd_.tensor_lr",
+};
+static const char *const inplace_meta_rows[] = {"put_", "embedding_renorm_", "_amp_update_scale_", "put"};
+
+static bool row_listed(const tn_op_def *d, const char *const *names, size_t n) {
+    size_t len = strlen(d->name);
+    for (size_t i = 0; i < n; i++)
+        if (!strncmp(names[i], d->name, len) &&
+            (*d->overload ? names[i][len] == '.' && !strcmp(names[i] + len + 1, d->overload) : !names[i][len]))
+            return true;
+    return false;
+}
+
+/* NULL: no such row (go on); else the refusal (NULL result with the error set) or the result, in *out */
+static bool meta_fallback(const tn_op_def *d, const tn_schema *s, tn_value *args, PyObject **out) {
+    if (row_listed(d, no_meta_rows, sizeof no_meta_rows / sizeof *no_meta_rows)) {
+        char name[160];
+        snprintf(name, sizeof name, "%s%s%s", d->name, *d->overload ? "." : "", d->overload);
+        *out = tn_meta_no_kernel(name);
+        return true;
+    }
+    if (row_listed(d, inplace_meta_rows, sizeof inplace_meta_rows / sizeof *inplace_meta_rows) && s->nargs > 0 &&
+        args[0].tag == TN_V_TENSOR) {
+        bool put = !strcmp(d->name, "put");
+        if (!is_meta(args[0].u.obj)) {
+            PyErr_SetString(PyExc_NotImplementedError, "Cannot inplace into non-meta tensor with meta tensor argument");
+            *out = NULL;
+            return true;
+        }
+        if (!put) {
+            *out = Py_NewRef(args[0].u.obj);
+            return true;
+        }
+    }
+    return false;
+}
+
 PyObject *tn_door_below_autograd_op(const tn_op_def *d, const tn_schema *s, tn_value *args) {
     if (any_meta(s, args)) {
         int row = (int)(d - tn_op_at(0));
+        PyObject *fallback;
+        if (meta_fallback(d, s, args, &fallback)) return fallback;
         int when = check_out_devices(row, s, args);
         if (when == OUT_NOW) return NULL;
         if (when == OUT_AFTER) return out_device_after(d, s, args, row);

@@ -384,6 +384,16 @@ static PyObject *softmax_bwd(bool lg, tn_value *a, PyObject *out) {
     const char *opname = lg ? "log_softmax_backward" : "softmax_backward";
     bool same = g->ndim == y->ndim;
     for (int i = 0; same && i < g->ndim; i++) same = g->sizes[i] == y->sizes[i];
+    if (lg && !out && !same && tn_numel(y) > 0 && !tn_nn_float(g->dtype)) {
+        /* log_softmax_backward's dtype dispatch on grad comes before its size check (measured: a Long grad of
+         * another shape, even empty, is refused by the kernel's name; an out= form checks out= first) */
+        int d0;
+        if (tn_wrap_dim_i(a[2].u.i, g->ndim, &d0) < 0) return NULL;
+        bool last0 = g->ndim == 0 || d0 == g->ndim - 1;
+        return tn_kernel_missing(lg ? (last0 ? "log_softmax_backward_lastdim_kernel_impl" : "log_softmax_backward_kernel_impl")
+                                    : (last0 ? "softmax_backward_lastdim_kernel_impl" : "softmax_backward_kernel_impl"),
+                                 g->dtype);
+    }
     if (!same) {
         char s1[256], s2[256];
         tn_shape_str(s1, sizeof s1, g->ndim, g->sizes);

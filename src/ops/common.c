@@ -1,5 +1,6 @@
 /* ops/common.c — type promotion, copies, out= resizing and the elementwise drivers. */
 #include "ops/common.h"
+#include "ops/qlinear.h"
 
 #include <string.h>
 
@@ -181,6 +182,14 @@ int tn_alpha_check(tn_dtype ct, const tn_value *alpha, PyObject *target, bool in
      * (measured: add(c32, 2, alpha=70000) refused, alpha=65504 runs) */
     if (!tn_dtype_computable(ct) && ct != TN_DTYPE_C32) return 0;
     return tn_cr_check_scalar(alpha, ct);
+}
+
+int tn_require_unquantized_result(tn_dtype dt) {
+    if (tn_dtype_infos[dt].kind != TN_KIND_QUANT) return 0;
+    if (tn_door_on_meta()) return tn_q_backend_error("aten::empty_strided", "QuantizedMeta"), -1;
+    PyErr_SetString(PyExc_RuntimeError,
+                    "empty_strided not supported on quantized tensors yet see https://github.com/pytorch/pytorch/issues/74540");
+    return -1;
 }
 
 int tn_require_computable(const char *op, tn_dtype dt) {

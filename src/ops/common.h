@@ -103,6 +103,11 @@ int tn_alpha_check(tn_dtype ct, const tn_value *alpha, PyObject *target, bool in
                    const tn_value *b);
 /* Refuse dtypes without kernels: NotImplementedError naming the op and dtype. */
 int tn_require_computable(const char *op, tn_dtype dt);
+/* upstream's empty_like / empty_strided of a strided result in a quantized dtype (sum(x,
+ * dtype=torch.qint8), x.to(torch.qint8), softmax's cast ...): "empty_strided not supported on
+ * quantized tensors yet ..." (RuntimeError), on meta the dispatcher's QuantizedMeta refusal
+ * (NotImplementedError); 0 for any other dtype, else -1 with the error set */
+int tn_require_unquantized_result(tn_dtype dt);
 int tn_require_castable(const char *op, tn_dtype dt);
 /* Can values of `from` be cast to `to` without changing category (upstream's canCast)? */
 bool tn_can_cast(tn_dtype from, tn_dtype to);

@@ -10,6 +10,7 @@
 #include "ops/common.h"
 
 #include <math.h>
+#include <string.h>
 
 /* helpers from ops/create.c */
 void tn_cr_load(const char *p, tn_dtype dt, tn_value *v);
@@ -75,10 +76,35 @@ PyObject *tn_op_clone(tn_value *a) {
     return to_copy(a[0].u.obj, t->dtype, t->storage->device, memformat_of(&a[1]));
 }
 
+/* c10's name of a torch.layout ("Sparse" for torch.sparse_coo), or NULL */
+static const char *layout_cxx_name(PyObject *layout) {
+    static const char *const py[] = {"torch.strided", "torch.sparse_coo", "torch.sparse_csr", "torch.sparse_csc",
+                                     "torch.sparse_bsr", "torch.sparse_bsc", "torch._mkldnn", "torch.jagged"};
+    static const char *const cxx[] = {"Strided", "Sparse", "SparseCsr", "SparseCsc", "SparseBsr", "SparseBsc", "Mkldnn", "Jagged"};
+    PyObject *r = PyObject_Repr(layout);
+    const char *s = r ? PyUnicode_AsUTF8AndSize(r, NULL) : NULL, *name = NULL;
+    for (size_t i = 0; s && i < sizeof py / sizeof *py; i++)
+        if (!strcmp(s, py[i])) name = cxx[i];
+    Py_XDECREF(r);
+    PyErr_Clear();
+    return name;
+}
+
+/* a strided self given another layout: _to_copy's own check, before the options' (measured; to()
+ * reaches it too, the layout never aliasing). -1 with the error set. */
+static int layout_change(const tn_value *layout) {
+    const char *ln = layout->tag == TN_V_LAYOUT && layout->u.obj != tn_py.layout_strided ? layout_cxx_name(layout->u.obj) : NULL;
+    if (!ln) return 0;
+    PyErr_Format(PyExc_RuntimeError, "to(options) doesn't support converting to a different layout, but got "
+                 "self.layout being Strided and options.layout set as %s", ln);
+    return -1;
+}
+
 PyObject *tn_op__to_copy(tn_value *a) {
     tn_tensor *t = TN_T(a[0]);
     tn_dtype dt;
     tn_device_type dev;
+    if (layout_change(&a[2]) < 0) return NULL;
     if (tn_cr_options(&a[1], &a[2], &a[3], &a[4], t->dtype, t->storage->device, &dt, &dev) < 0) return NULL;
     return to_copy(a[0].u.obj, dt, dev, memformat_of(&a[6]));
 }
@@ -108,6 +134,7 @@ PyObject *tn_op_to_dtype_layout(tn_value *a) {
     tn_tensor *t = TN_T(a[0]);
     tn_dtype dt;
     tn_device_type dev;
+    if (layout_change(&a[2]) < 0) return NULL;
     if (tn_cr_options(&a[1], &a[2], &a[3], &a[4], t->dtype, t->storage->device, &dt, &dev) < 0) return NULL;
     return to_impl(a[0].u.obj, dt, dev, a[6].u.i != 0, memformat_of(&a[7]));
 }

@@ -361,8 +361,7 @@ PyObject *tn_cr_empty_like(const tn_tensor *t, PyObject *mf, tn_dtype dt, tn_dev
      * through empty, and meta refuses elsewhere) */
     if (preserves(mf) && dev == TN_DEVICE_CPU && t->storage->device == TN_DEVICE_CPU &&
         tn_dtype_infos[dt].kind == TN_KIND_QUANT && tn_dtype_infos[t->dtype].kind != TN_KIND_QUANT) {
-        PyErr_SetString(PyExc_RuntimeError,
-                        "empty_strided not supported on quantized tensors yet see https://github.com/pytorch/pytorch/issues/74540");
+        tn_require_unquantized_result(dt);
         return NULL;
     }
     if (preserves(mf)) preserved_strides(t, strides);
@@ -511,9 +510,18 @@ PyObject *tn_op_zeros_out(tn_value *a) {
 
 static const tn_value one_value = {.tag = TN_V_INT, .u.i = 1};
 
+/* full / ones (ones is full of 1) refuse a sparse COO layout first, before the sizes (measured,
+ * on meta too) */
+static int full_not_sparse(const tn_value *layout) {
+    if (layout->tag != TN_V_LAYOUT || layout->u.obj != tn_py.layout_sparse_coo) return 0;
+    PyErr_SetString(PyExc_RuntimeError, "full(...) is not implemented for sparse layout");
+    return -1;
+}
+
 PyObject *tn_op_ones(tn_value *a) {
     tn_dtype dt;
     tn_device_type dev;
+    if (full_not_sparse(&a[2]) < 0) return NULL;
     if (tn_cr_options(&a[1], &a[2], &a[3], &a[4], tn_py.default_dtype, TN_DEVICE_CPU, &dt, &dev) < 0) return NULL;
     return make_filled(a[0].u.ints.n, a[0].u.ints.v, dt, dev, &one_value);
 }
@@ -537,6 +545,7 @@ static tn_dtype fill_dtype(const tn_value *v) {
 PyObject *tn_op_full(tn_value *a) {
     tn_dtype dt;
     tn_device_type dev;
+    if (full_not_sparse(&a[3]) < 0) return NULL;
     if (tn_cr_options(&a[2], &a[3], &a[4], &a[5], fill_dtype(&a[1]), TN_DEVICE_CPU, &dt, &dev) < 0) return NULL;
     return make_filled(a[0].u.ints.n, a[0].u.ints.v, dt, dev, &a[1]);
 }

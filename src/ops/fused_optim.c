@@ -197,21 +197,34 @@ static int usable(PyObject *t, const tn_tensor *p, const char *fn) {
 
 static void *dptr(PyObject *t) { return tn_data(tn_tensor_of(t)); }
 
+/* the kernels' dtype dispatch on the parameter (floating types, bf16, f16), which upstream makes
+ * before it looks at the index's other tensors (measured: [bool, ...] params "fused_adagrad_kernel"
+ * not implemented for 'Bool', whatever the grads) */
+static PyObject *param_dtype(const tn_tensor *p, const char *kernel) {
+    tn_dtype d = p->dtype;
+    if (d == TN_DTYPE_F32 || d == TN_DTYPE_F64 || d == TN_DTYPE_BF16 || d == TN_DTYPE_F16) return Py_None;
+    return tn_kernel_missing(kernel, d);
+}
+
 /* Every tensor of index i in the lists a[0..nl) (written: their autograd versions move). */
 static void bump(tn_value *a, int nl, Py_ssize_t i) {
     for (int k = 0; k < nl; k++)
         if (PyTuple_Size(a[k].u.obj) > i) tn_tensor_of(PyTuple_GetItem(a[k].u.obj, i))->storage->version++;
 }
 
+static void not_float(PyObject *t) {
+    PyErr_Format(PyExc_RuntimeError, "expected scalar type Float but found %s", tn_dtype_cpp_name(tn_tensor_of(t)->dtype));
+}
+
 /* grad_scale / found_inf (Tensor?): float32 data pointers, NULL when None. */
 static int scale_ptrs(tn_value *gs, tn_value *fi, const float **g, const float **f) {
     *g = *f = NULL;
     if (gs->tag == TN_V_TENSOR) {
-        if (tn_tensor_of(gs->u.obj)->dtype != TN_DTYPE_F32) { PyErr_SetString(PyExc_RuntimeError, "expected scalar type Float but found other"); return -1; }
+        if (tn_tensor_of(gs->u.obj)->dtype != TN_DTYPE_F32) { not_float(gs->u.obj); return -1; }
         *g = dptr(gs->u.obj);
     }
     if (fi->tag == TN_V_TENSOR) {
-        if (tn_tensor_of(fi->u.obj)->dtype != TN_DTYPE_F32) { PyErr_SetString(PyExc_RuntimeError, "expected scalar type Float but found other"); return -1; }
+        if (tn_tensor_of(fi->u.obj)->dtype != TN_DTYPE_F32) { not_float(fi->u.obj); return -1; }
         *f = dptr(fi->u.obj);
     }
     return 0;
@@ -261,6 +274,7 @@ static PyObject *fused_adam(tn_value *a, bool adamw) {
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *p = item(a[0].u.obj, i);
         const tn_tensor *pt = tn_tensor_of(p);
+        if (!param_dtype(pt, "fused_adam_kernel")) return NULL;
         for (int k = 0; k < 5; k++)
             if ((k < 4 || prm.amsgrad) && usable(item(a[k].u.obj, i), pt, fn) < 0) return NULL;
         tn_scalar st;
@@ -314,6 +328,7 @@ static PyObject *fused_sgd(tn_value *a) {
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *p = item(a[0].u.obj, i);
         const tn_tensor *pt = tn_tensor_of(p);
+        if (!param_dtype(pt, "fused_sgd_kernel")) return NULL;
         for (int k = 0; k < 3; k++)
             if ((k < 2 || !no_buf) && usable(item(a[k].u.obj, i), pt, "_fused_sgd_") < 0) return NULL;
         void *P = dptr(p), *G = dptr(item(a[1].u.obj, i)), *B = no_buf ? NULL : dptr(item(a[2].u.obj, i));
@@ -331,15 +346,10 @@ static PyObject *fused_sgd(tn_value *a) {
     Py_RETURN_NONE;
 }
 
-/* no Meta kernel upstream: a meta tensor anywhere (a list's element, grad_scale) refuses first */
-PyObject *tn_op__fused_sgd_(tn_value *a) {
-    if (tn_door_meta_call(a)) return tn_meta_no_kernel("_fused_sgd_");
-    return fused_sgd(a);
-}
-PyObject *tn_op__fused_sgd__tensor_lr(tn_value *a) {
-    if (tn_door_meta_call(a)) return tn_meta_no_kernel("_fused_sgd_.tensor_lr");
-    return fused_sgd(a);
-}
+/* no Meta kernel upstream: a meta tensor anywhere (a list's element, grad_scale) refuses first,
+ * in the door (dispatch/door.c no_meta_rows) */
+PyObject *tn_op__fused_sgd_(tn_value *a) { return fused_sgd(a); }
+PyObject *tn_op__fused_sgd__tensor_lr(tn_value *a) { return fused_sgd(a); }
 
 /* _fused_adagrad_(self, grads, state_sums, state_steps, *, lr, lr_decay, weight_decay, eps,
  * maximize, grad_scale=None, found_inf=None) -> () */
@@ -357,6 +367,7 @@ PyObject *tn_op__fused_adagrad_(tn_value *a) {
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *p = item(a[0].u.obj, i);
         const tn_tensor *pt = tn_tensor_of(p);
+        if (!param_dtype(pt, "fused_adagrad_kernel")) return NULL;
         for (int k = 0; k < 3; k++)
             if (usable(item(a[k].u.obj, i), pt, "_fused_adagrad_") < 0) return NULL;
         PyObject *sv = PyObject_CallMethod(item(a[3].u.obj, i), "item", NULL);

@@ -347,6 +347,15 @@ PyObject *tn_op__nested_tensor_storage_offsets(tn_value *a) {
 
 /* _nested_tensor_from_tensor_list(list, dtype=None, layout=None, device=None, pin_memory=None) */
 PyObject *tn_op__nested_tensor_from_tensor_list(tn_value *a) {
+    /* upstream converts each tensor to dtype first: to()'s empty_like of a quantized dtype */
+    Py_ssize_t n = PySequence_Size(a[0].u.obj);
+    for (Py_ssize_t i = 0; a[1].tag == TN_V_DTYPE && i < n; i++) {
+        PyObject *e = PySequence_GetItem(a[0].u.obj, i);
+        if (!e) return NULL;
+        bool differs = tn_py_is_tensor(e) && tn_tensor_of(e)->dtype != a[1].u.dtype;
+        Py_DECREF(e);
+        if (differs && tn_require_unquantized_result(a[1].u.dtype) < 0) return NULL;
+    }
     PyObject *dt = a[1].tag == TN_V_DTYPE ? tn_value_to_python(&a[1]) : NULL;
     if (a[1].tag == TN_V_DTYPE && !dt) return NULL;
     PyObject *r = tn_nested_from_list(a[0].u.obj, dt);

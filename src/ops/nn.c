@@ -102,6 +102,8 @@ static PyObject *underscore_softmax(nn_smax_kind kind, tn_value *a, PyObject *ou
 static PyObject *softmax_int(nn_smax_kind kind, tn_value *a, PyObject *out) {
     PyObject *x;
     if (a[2].tag == TN_V_DTYPE) {
+        /* upstream's input.toType(dtype): to()'s empty_like, before the dim's wrap */
+        if (a[2].u.dtype != TN_T(a[0])->dtype && tn_require_unquantized_result(a[2].u.dtype) < 0) return NULL;
         x = tn_as_dtype(a[0].u.obj, a[2].u.dtype, false);
         if (!x) return NULL;
     } else {

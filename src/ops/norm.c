@@ -427,6 +427,12 @@ static PyObject *legacy_norm(tn_value *self, const tn_value *p, const tn_value *
                      tn_dtype_cpp_name(t->dtype));
         return NULL;
     }
+    /* norm(self, p) of the whole tensor, no dtype: upstream's norm kernel dispatches on a non-empty
+     * float8 input before out='s dtype check (measured; with dims or a dtype the out= check comes first,
+     * a complex p is refused first) */
+    if (!dimv && !dtv && p->tag != TN_V_COMPLEX && tn_dtype_infos[t->dtype].kind == TN_KIND_FLOAT8 && tn_numel(t) > 0 &&
+        !tn_door_on_meta())
+        return tn_kernel_missing_cpu("norm", t->dtype);
     /* then upstream's meta wraps the dims (resize_reduction), before linalg_vector_norm's checks (measured) */
     uint64_t mask;
     if (dimv && tn_dims_mask(t, dimv, true, &mask) < 0) return NULL;

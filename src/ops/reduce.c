@@ -70,6 +70,10 @@ static PyObject *reduce_barebones(tn_reduce_op op, const char *kname, PyObject *
 static PyObject *run_reduce(tn_reduce_op op, const char *kname, PyObject *self, uint64_t mask,
                             bool keepdim, tn_dtype od) {
     tn_tensor *t = tn_tensor_of(self);
+    /* the result is allocated in od before any kernel looks at a dtype (measured: a float8 or
+     * uint16 input with dtype=torch.qint8 too); prod / nansum's is upstream's INTERNAL ASSERT
+     * "cannot call qscheme on UnknownQuantizer", a RuntimeError as well */
+    if (tn_require_unquantized_result(od) < 0) return NULL;
     if (tn_dtype_is_complex(t->dtype) && !tn_dtype_is_complex(od) && od != TN_DTYPE_BOOL &&
         (tn_dtype_computable(od) || tn_dtype_barebones(od)) && (op == TN_REDUCE_SUM || op == TN_REDUCE_PROD)) {
         /* a complex input summed into a real dtype (dtype= or out=): upstream's iterator reads
@@ -170,6 +174,11 @@ static PyObject *mean_impl(tn_value *self, const tn_value *dimv, bool keepdim, c
     PyObject *src = self->u.obj, *real = NULL;
     if (out && !(dt && dt->tag == TN_V_DTYPE)) {   /* out='s cast after the dims (measured) */
         tn_dtype o = tn_tensor_of(out)->dtype;
+        /* sum_out(out, self, dtype=out's) dispatches its kernel on an out= of a dtype it lacks
+         * (uint16/32/64, float8, complex32) before the cast check, when there is something to sum */
+        if ((tn_dtype_barebones(o) || o == TN_DTYPE_C32) && !tn_dtype_barebones(t->dtype) && t->dtype != TN_DTYPE_C32 &&
+            tn_numel(t) > 0 && !is_meta(t) && !tn_door_on_meta())
+            return tn_kernel_missing_cpu("sum", o);
         if (tn_dtype_is_complex(od) && (o == TN_DTYPE_F16 || o == TN_DTYPE_BF16 || o == TN_DTYPE_F32 || o == TN_DTYPE_F64)) {
             /* upstream's mean.out is sum_out(out, self, dtype=out's).div_(n): a complex input into a
              * real floating out reads its real parts in that dtype (float32 for half / bfloat16)
@@ -478,6 +487,7 @@ static PyObject *scan(tn_scan_op op, const char *name, tn_value *a, PyObject *ou
                      tn_dtype_cxx_name(t->dtype), tn_dtype_cxx_name(od));
         return NULL;
     }
+    if (tn_require_unquantized_result(od) < 0) return NULL;   /* the result's allocation, as for sum */
     PyObject *src = NULL; /* uint16/32/64: no scan kernel upstream; into another dtype it reads the input cast */
     if (tn_dtype_is_complex(t->dtype) && !tn_dtype_is_complex(od) && od != TN_DTYPE_BOOL && tn_dtype_computable(od)) {
         /* complex into a real dtype: the input cast to it (its real part), as for sum */
@@ -981,7 +991,9 @@ static PyObject *segment_reduce_impl(tn_value *a) {
     if (tn_wrap_dim_i(a[5].u.i, t->ndim, &axis) < 0) return NULL;
     bool has_len = a[2].tag == TN_V_TENSOR, has_off = a[4].tag == TN_V_TENSOR;
     if (a[3].tag == TN_V_TENSOR) {
-        PyErr_SetString(PyExc_RuntimeError, "segment_reduce(): indices based reduction is not supported yet.");
+        /* upstream's Python meta kernel raises it as NotImplementedError, the CPU kernel as RuntimeError */
+        PyErr_SetString(tn_door_on_meta() ? PyExc_NotImplementedError : PyExc_RuntimeError,
+                        "segment_reduce(): indices based reduction is not supported yet.");
         return NULL;
     }
     if (!has_len && !has_off) {

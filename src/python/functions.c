@@ -21,6 +21,7 @@ static PyObject *tn_call_method_noargs(int name, PyObject *self);
 #include "python/arg_errors.h"
 #include "ops/common.h"
 #include "ops/sparse.h"
+#include "ops/qlinear.h"
 
 #define TN_WANT_METHOD_TRAMPOLINES
 #include "tn_ops_gen.h"
@@ -238,6 +239,92 @@ static bool binding_refuses(int row, int mode, const tn_value *v) {
         }
     }
     return false;
+}
+
+/* torch.ops factories given an accelerator device (cuda, xpu, mps ...): upstream's BackendSelect
+ * sends the allocation to a backend kernel its CPU build lacks, so the dispatcher raises
+ * NotImplementedError naming the op allocating ("Could not run 'aten::empty.memory_format' with
+ * arguments from the 'CUDA' backend."; docs/breadth_more2.md "Fuzz corpus exception types, group ne
+ * (session 38)", measured per overload). The Python bindings (torch.zeros(device="cuda")) run
+ * torch.cuda's lazy init first and stay refused by the parser. `via`: the op whose kernel is
+ * missing, NULL for the row's own; "*" matches every overload. */
+static const struct { const char *name, *overload, *via; } accel_ops[] = {
+    {"empty", "memory_format", NULL}, {"empty_strided", "", NULL}, {"_empty_affine_quantized", "", NULL},
+    {"_empty_per_channel_affine_quantized", "", NULL}, {"_sparse_coo_tensor_with_dims", "", NULL},
+    {"_sparse_coo_tensor_with_dims_and_tensors", "", NULL}, {"tril_indices", "", NULL}, {"triu_indices", "", NULL},
+    {"sparse_coo_tensor", "size", "_sparse_coo_tensor_with_dims"},
+    {"empty_like", "", "empty_strided"}, {"zeros_like", "", "empty_strided"}, {"ones_like", "", "empty_strided"},
+    {"full_like", "", "empty_strided"}, {"rand_like", "*", "empty_strided"}, {"randn_like", "*", "empty_strided"},
+    {"randint_like", "", "empty_strided"}, {"randint_like", "generator", "empty_strided"},
+    {"randint_like", "low_dtype", "empty_strided"}, {"randint_like", "low_generator_dtype", "empty_strided"},
+    {"new_empty_strided", "", "empty_strided"},
+    {"arange", "", "empty.memory_format"}, {"arange", "start", "empty.memory_format"},
+    {"arange", "start_step", "empty.memory_format"}, {"bartlett_window", "*", "empty.memory_format"},
+    {"blackman_window", "*", "empty.memory_format"}, {"hamming_window", "*", "empty.memory_format"},
+    {"hann_window", "*", "empty.memory_format"}, {"kaiser_window", "*", "empty.memory_format"},
+    {"eye", "*", "empty.memory_format"}, {"fft_fftfreq", "", "empty.memory_format"},
+    {"fft_rfftfreq", "", "empty.memory_format"}, {"full", "", "empty.memory_format"},
+    {"linspace", "", "empty.memory_format"}, {"logspace", "", "empty.memory_format"},
+    {"new_empty", "", "empty.memory_format"}, {"new_full", "", "empty.memory_format"},
+    {"new_ones", "", "empty.memory_format"}, {"new_zeros", "", "empty.memory_format"},
+    {"normal", "float_float", "empty.memory_format"}, {"ones", "", "empty.memory_format"},
+    {"zeros", "", "empty.memory_format"}, {"scalar_tensor", "", "empty.memory_format"},
+    {"rand", "", "empty.memory_format"}, {"rand", "generator", "empty.memory_format"},
+    {"randn", "", "empty.memory_format"}, {"randn", "generator", "empty.memory_format"},
+    {"randint", "", "empty.memory_format"}, {"randint", "generator", "empty.memory_format"},
+    {"randint", "low", "empty.memory_format"}, {"randint", "low_generator", "empty.memory_format"},
+    {"randperm", "", "empty.memory_format"}, {"randperm", "generator", "empty.memory_format"},
+};
+
+static int accel_op(const tn_op_def *d) {
+    for (int k = 0; k < (int)(sizeof accel_ops / sizeof *accel_ops); k++)
+        if (!strcmp(d->name, accel_ops[k].name) &&
+            (!strcmp(accel_ops[k].overload, "*") || !strcmp(d->overload, accel_ops[k].overload)))
+            return k;
+    return -1;
+}
+
+/* the value of the parameter named `name`, or NULL */
+static const tn_value *arg_named(const tn_schema *s, const tn_value *v, const char *name) {
+    for (int i = 0; i < s->nargs; i++)
+        if (!strcmp(s->args[i].name, name)) return &v[i];
+    return NULL;
+}
+
+/* The refusal (NULL with the exception set) of row d given the accelerator `backend`, after the
+ * few checks upstream makes before allocating (zeros' sizes, linspace / logspace's steps, the
+ * windows' length). The key is Sparse<backend> for a sparse COO layout, Quantized<backend> for a
+ * quantized dtype (given, else self's); another layout keeps our refusal of the device. */
+static PyObject *accel_refuse(const tn_op_def *d, int k, const tn_schema *s, const tn_value *v, const char *backend) {
+    const tn_value *x;
+    if (!strcmp(d->name, "zeros") && (x = arg_named(s, v, "size")) && x->tag == TN_V_INTLIST)
+        for (int i = 0; i < x->u.ints.n; i++)
+            if (x->u.ints.v[i] < 0)
+                return PyErr_Format(PyExc_RuntimeError, "zeros: Dimension size must be non-negative.");
+    if ((!strcmp(d->name, "linspace") || !strcmp(d->name, "logspace")) && (x = arg_named(s, v, "steps")) &&
+        x->tag == TN_V_INT && x->u.i < 0)
+        return PyErr_Format(PyExc_RuntimeError, "number of steps must be non-negative");
+    if (strstr(d->name, "_window") && (x = arg_named(s, v, "window_length")) && x->tag == TN_V_INT && x->u.i < 0)
+        return PyErr_Format(PyExc_RuntimeError, "%s requires non-negative window_length, got window_length=%lld",
+                            d->name, (long long)x->u.i);
+    const char *prefix = "";
+    x = arg_named(s, v, "layout");
+    if (!strcmp(d->name, "sparse_coo_tensor") ||
+        (x && x->tag == TN_V_LAYOUT && x->u.obj == tn_py.layout_sparse_coo))
+        prefix = "Sparse";
+    else if (x && x->tag == TN_V_LAYOUT && x->u.obj != tn_py.layout_strided)
+        return PyErr_Format(PyExc_RuntimeError, "torchnative: the %s backend is not available (CPU-only build)", backend);
+    else {
+        const tn_value *dt = arg_named(s, v, "dtype"), *self = arg_named(s, v, "self");
+        tn_dtype q = dt && dt->tag == TN_V_DTYPE ? dt->u.dtype
+                   : self && self->tag == TN_V_TENSOR ? tn_tensor_of(self->u.obj)->dtype : TN_DTYPE_F32;
+        if (tn_dtype_infos[q].kind == TN_KIND_QUANT) prefix = "Quantized";
+    }
+    char op[96], key[48];
+    if (accel_ops[k].via) snprintf(op, sizeof op, "aten::%s", accel_ops[k].via);
+    else snprintf(op, sizeof op, "aten::%s%s%s", d->name, *d->overload ? "." : "", d->overload);
+    snprintf(key, sizeof key, "%s%s", prefix, backend);
+    return tn_q_backend_error(op, key);
 }
 
 static PyObject *call_rows(const char *name, int first, int last, int mode, PyObject *self,
@@ -510,7 +597,13 @@ static PyObject *call_rows_(const char *name, int first, int last, int mode, PyO
             tn_args a;
             a.nowned = a.nints = a.nheap = 0;
             a.out = NULL;
-            int r = tn_args_parse(s, self, args, kw, flags, &a);
+            int accel = mode == CALL_ATEN ? accel_op(d) : -1;
+            int r = tn_args_parse(s, self, args, kw, flags | (accel >= 0 ? TN_PARSE_ACCEL : 0), &a);
+            if (r == TN_PARSE_OK && a.accel) {
+                PyObject *res = accel_refuse(d, accel, s, a.v, a.accel);
+                tn_args_release(&a);
+                return res;
+            }
             if (r == TN_PARSE_OK) {
                 last_row = row;
                 bool handled = false, dk = dk_composite;

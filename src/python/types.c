@@ -616,6 +616,25 @@ int tn_py_device_lazy_init(PyObject *o) {
     return -1;
 }
 
+/* upstream's dispatch key of the accelerators whose backend its dispatcher reports as missing
+ * ("Could not run 'aten::empty.memory_format' with arguments from the 'CUDA' backend"), by
+ * device_types index; NULL for the types it refuses otherwise (the grandfathered Caffe2 types'
+ * INTERNAL ASSERT, fpga / maia / vulkan without Quantized / Sparse keys), cpu and meta */
+static const char *const device_backends[] = {
+    NULL, "CUDA", "IPU", "XPU", NULL, NULL, NULL, NULL, "HIP", "VE", NULL,
+    NULL, "XLA", "Lazy", NULL, "MPS", NULL, "HPU", "MTIA", "PrivateUse1",
+};
+
+const char *tn_py_device_backend(PyObject *o) {
+    int t = -1, ix;
+    if (PyObject_TypeCheck(o, tn_py.device_type)) t = DEV(o)->type;
+    else if (PyUnicode_Check(o) && device_parse_str(o, &t, &ix) < 0) {
+        PyErr_Clear();
+        return NULL;
+    }
+    return t >= 0 && t < (int)(sizeof device_backends / sizeof *device_backends) ? device_backends[t] : NULL;
+}
+
 PyObject *tn_py_device_new(tn_device_type type, int index) {
     return device_make(NULL, type == TN_DEVICE_META ? DEV_META : 0, index);
 }
