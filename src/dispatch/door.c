@@ -468,7 +468,13 @@ static int check_out_devices(int row, const tn_schema *s, tn_value *args) {
     bool composite = tn_op_autograd_defs[row].composite;
     unsigned char f = py_meta_rows ? py_meta_rows[row] : 0;
     PyObject *o;
-    if (args[0].tag == TN_V_TENSOR && !is_out_arg(s, 0) && copies_first(row) && (o = out_off_device(s, args, args[0].u.obj))) {
+    /* (softmax / log_softmax.int_out convert the input to dtype= first: a quantized one fails there,
+     * before the copy, as the op itself refuses it) */
+    bool quant_dtype = false;
+    for (int i = 0; i < s->nargs; i++)
+        quant_dtype = quant_dtype || (args[i].tag == TN_V_DTYPE && tn_dtype_infos[args[i].u.dtype].kind == TN_KIND_QUANT);
+    if (args[0].tag == TN_V_TENSOR && !is_out_arg(s, 0) && copies_first(row) && !quant_dtype &&
+        (o = out_off_device(s, args, args[0].u.obj))) {
         PyErr_Format(PyExc_RuntimeError, "Attempting to copy from device %s to device %s, but cross-device copies are not allowed!",
                      device_name(args[0].u.obj), device_name(o));
         return OUT_NOW;
