@@ -2,8 +2,8 @@
 
 An overload counts as exercised by a case when it appears in the case's upstream dispatch trace
 (the reference worker re-runs every snippet not declared `traced=False` under a recording
-TorchDispatchMode, worker.py, and
-caches the sorted list as the record's `ops`), or when the snippet spells it explicitly as
+TorchDispatchMode, worker.py, and caches the sorted list as the record's `ops`), or when the
+snippet spells it explicitly as
 `torch.ops.aten.<name>.<overload>` (upstream decomposes composite operators such as `linear`
 before a dispatch mode sees them, so an explicit spelling is how a composite gets covered).
 Overload keys are "name.overload" with "default" for the default overload (the `.def` files'

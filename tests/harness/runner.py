@@ -4,10 +4,9 @@ Two interpreters are involved: the reference (upstream torch 2.13.0, `$TN_REF_PY
 `<repo>/.venv-ref/bin/python`) and the subject (our torch, `$TN_SUBJECT_PYTHON`, default
 `<repo>/.venv/bin/python`). The pytest process never imports torch: all cases of a session are
 run in ONE worker subprocess per interpreter (worker.py; both sides run concurrently), which
-writes one JSON line per case; cases the reference cache lacks are split between
-`$TN_REF_WORKERS` reference workers (default 2, in alternate chunks of REF_CHUNK cases: the
-reference is the slow side, and `make test`'s two streams otherwise leave a core idle for much of
-their run). If a worker crashes or a case exceeds `$TN_CASE_TIMEOUT` seconds
+writes one JSON line per case (two reference workers, tried in one CI rehearsal together with the
+sanitizer build at nice 19 beside make test, oversubscribed the two cores: make test took 37 min
+instead of 33, 62 CPU-minutes instead of about 41). If a worker crashes or a case exceeds `$TN_CASE_TIMEOUT` seconds
 (default 300: a hang detector, not a speed limit — `make test` runs two pytest streams beside
 Flower federations on two cores, where a case that takes 3 s alone was seen to pass 60 s), that
 case is recorded as a harness failure and a fresh worker continues after it.
@@ -150,8 +149,6 @@ def torch_version_of(python):
     except (OSError, subprocess.SubprocessError):
         return "unknown"
 
-
-REF_CHUNK = 250   # cases per chunk when the reference's cases are split between workers
 
 # Environment variables that change which code paths upstream takes (and so its bits); part of
 # the reference cache key.
@@ -380,22 +377,16 @@ class Runner:
         def side(name, python, todo, reference):
             out[name] = run_batch(python, [c.job(reference) for c in todo], stats=self.stats)
 
-        # the reference's share: alternate chunks to each worker (a group's cases mostly stay
-        # together, so a worker imports what they need once)
-        n = max(1, int(os.environ.get("TN_REF_WORKERS", "2")))
-        chunks = [ref_todo[i:i + REF_CHUNK] for i in range(0, len(ref_todo), REF_CHUNK)]
-        shares = [[c for ch in chunks[w::n] for c in ch] for w in range(n)]
         threads = [threading.Thread(target=side, args=a) for a in
-                   [(("ref", w), self.ref_python, share, True) for w, share in enumerate(shares)]
-                   + [("sub", self.subject_python, sub_todo, False)] if a[2]]
+                   (("ref", self.ref_python, ref_todo, True),
+                    ("sub", self.subject_python, sub_todo, False)) if a[2]]
         for t in threads:
             t.start()
         for t in threads:
             t.join()
-        for w, share in enumerate(shares):
-            for c, rec in zip(share, out.get(("ref", w), ())):
-                self.ref[c.exec_key] = rec
-                self._cache_put(c, rec)
+        for c, rec in zip(ref_todo, out.get("ref", ())):
+            self.ref[c.exec_key] = rec
+            self._cache_put(c, rec)
         for c, rec in zip(sub_todo, out.get("sub", ())):
             self.sub[c.exec_key] = rec
         self.stats["ref_run"] += len(ref_todo)
