@@ -1243,6 +1243,16 @@ static PyObject *clamp_cplx(void) {
     return NULL;
 }
 
+/* self promoted with the bounds given (NULL: none), TN_DTYPE_UNDEFINED with the error set */
+static tn_dtype clamp_promoted(const tn_value *self, const tn_value *mn, const tn_value *mx) {
+    tn_value vals[3];
+    int n = 0;
+    vals[n++] = *self;
+    if (mn) vals[n++] = *mn;
+    if (mx) vals[n++] = *mx;
+    return tn_result_type(n, vals);
+}
+
 /* The Scalar overloads, in upstream's order (measured, docs/breadth_more2.md "Fuzz corpus exception
  * types, group ne"): a floating self keeps its dtype (the bounds take no part in promotion), any
  * other self promotes with the bounds and in-place must keep self's dtype exactly (clamp_min /
@@ -1261,13 +1271,7 @@ static PyObject *clamp_scalar(tn_value *self, const tn_value *mn, const tn_value
          * checked against the dtype (1e308 on float16, 1000 on int8) and no kernel is needed
          * (float8, complex32), the result is cast into an in-place self (measured; out= on meta
          * keeps the checks below, but for clamp_min / clamp_max's complex cases) */
-        tn_value vals[3];
-        int nv = 0;
-        vals[nv++] = *self;
-        if (hl) vals[nv++] = *mn;
-        if (hh) vals[nv++] = *mx;
-        ct = tn_result_type(nv, vals);
-        if (ct == TN_DTYPE_UNDEFINED) return NULL;
+        if ((ct = clamp_promoted(self, hl ? mn : NULL, hh ? mx : NULL)) == TN_DTYPE_UNDEFINED) return NULL;
         PyObject *target = inplace ? self->u.obj : out;
         tn_dtype td = target ? tn_tensor_of(target)->dtype : ct;
         if (!tn_can_cast(ct, td)) {
@@ -1283,13 +1287,7 @@ static PyObject *clamp_scalar(tn_value *self, const tn_value *mn, const tn_value
     if (tn_dtype_is_complex(dt)) return clamp_cplx();
     if (one && ((hl ? mn : mx)->tag == TN_V_COMPLEX)) return clamp_cplx();
     if (!tn_dtype_is_floating(dt)) {
-        tn_value vals[3];
-        int n = 0;
-        vals[n++] = *self;
-        if (hl) vals[n++] = *mn;
-        if (hh) vals[n++] = *mx;
-        ct = tn_result_type(n, vals);
-        if (ct == TN_DTYPE_UNDEFINED) return NULL;
+        if ((ct = clamp_promoted(self, hl ? mn : NULL, hh ? mx : NULL)) == TN_DTYPE_UNDEFINED) return NULL;
         if (inplace && ct != dt) {
             PyErr_Format(PyExc_RuntimeError, "result type %s can't be cast to the desired output type %s",
                          tn_dtype_cpp_name(ct), tn_dtype_cxx_name(dt));
