@@ -370,7 +370,7 @@ FAULTS = {
 
 @pytest.fixture(scope="module")
 def refs(tn_runner):
-    out = {name: tn_runner.reference(c) for name, c in SELF.items()}
+    out = dict(zip(SELF, tn_runner.full_references(list(SELF.values()))))
     bad = {n: r["harness"] for n, r in out.items() if "harness" in r}
     assert not bad, "reference could not run self-test cases: %s" % bad
     return out
@@ -499,6 +499,27 @@ def test_tensor_fields_recorded(refs):
     assert refs["raise"]["result"]["t"] == "RuntimeError"
     assert refs["index_error"]["result"]["t"] == "IndexError"
     assert refs["complex"]["result"]["values"][0] == [-2.0, 1.0]
+
+
+def test_float64_rerun_deferred_until_values_differ(monkeypatch):
+    """The reference's float64 re-run and GEMM bounds run only for a case whose subject values
+    are not within the rule's floor (runner.Runner._complete): here the "subject" is upstream
+    itself, so its values are equal and the record stays deferred; moved by 1e-3 relative they
+    are not, the re-run fills in err and the GEMM allowance, and the verdict is still a failure."""
+    monkeypatch.setenv("TN_NO_CACHE", "1")
+    from harness.runner import Runner
+    r = Runner()
+    r.subject_python = r.ref_python
+    c = Case("torch.manual_seed(0)\ntorch.randn(8, 50) @ torch.randn(50, 3)", tol="float")
+    r.run([c])
+    assert r.ref[c.exec_key].get("hi_deferred") and "err" not in r.ref[c.exec_key]["result"]
+    assert r.problems(c) == [] and r.ref[c.exec_key].get("hi_deferred")
+    sub = r.sub[c.exec_key]["result"]
+    sub["values"] = [v * (1 + 1e-3) for v in sub["values"]]
+    assert r.problems(c)
+    full = r.ref[c.exec_key]
+    assert "hi_deferred" not in full and full["result"].get("err") is not None
+    assert len(full["result"]["gemm_mag"]) == 24 and full.get("cpu")
 
 
 # --------------------------------------------------------------------------------------------
