@@ -102,6 +102,13 @@ static inline bool tn_dtype_barebones(tn_dtype d) {
     return d == TN_DTYPE_U16 || d == TN_DTYPE_U32 || d == TN_DTYPE_U64 || tn_dtype_infos[d].kind == TN_KIND_FLOAT8;
 }
 
+/* A float8 input reduced into an out= of a computable floating dtype: upstream's out= reductions
+ * (mean, var / std, nansum / nanmean) run in out's dtype, the float8 values cast to it first
+ * (measured equal to x.to(out.dtype).<op>(...), docs/breadth_more2.md group nieok, session 37). */
+static inline bool tn_f8_reduces_in(tn_dtype in, tn_dtype out) {
+    return tn_dtype_infos[in].kind == TN_KIND_FLOAT8 && tn_dtype_is_floating(out) && tn_dtype_computable(out);
+}
+
 /* bf16 / f16 <-> f32. Narrowing rounds to nearest even (DESIGN.md §4). */
 static inline float tn_bf16_to_f32(uint16_t h) {
     union { uint32_t u; float f; } v; v.u = (uint32_t)h << 16; return v.f;

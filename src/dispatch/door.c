@@ -1276,7 +1276,9 @@ static const char *const no_meta_rows[] = {
     "histogram.bins_tensor_out", "quantize_per_tensor_dynamic", "_padded_dense_to_jagged_forward",
     "_nested_compute_contiguous_strides_offsets", "adaptive_avg_pool3d.out", "_fused_adagrad_",
     "_fused_adagrad_.tensor_lr", "_fused_adam_.tensor_lr", "_fused_adamw_.tensor_lr", "_fused_sgd_",
-    "_fused_sgd_.tensor_lr",
+    "_fused_sgd_.tensor_lr", "equal", "masked_select", "masked_select.out", "_unique", "_unique2",
+    "unique_consecutive", "unique_dim", "unique_dim_consecutive", "_masked_softmax", "_masked_softmax_backward",
+    "_logcumsumexp", "_logcumsumexp.out", "dequantize.self",
 };
 static const char *const inplace_meta_rows[] = {"put_", "embedding_renorm_", "_amp_update_scale_", "put"};
 

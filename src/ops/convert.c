@@ -314,7 +314,6 @@ PyObject *tn_op_promote_types(tn_value *a) {
 
 PyObject *tn_op_equal(tn_value *a) {
     tn_tensor *x = TN_T(a[0]), *y = TN_T(a[1]);
-    if (tn_door_meta_call(a)) return tn_meta_no_kernel("equal");   /* no Meta kernel upstream, before any check */
     if (x->ndim != y->ndim || memcmp(x->sizes, y->sizes, (size_t)x->ndim * sizeof *x->sizes) != 0) Py_RETURN_FALSE;
     tn_dtype pt = tn_promote_types_checked(x->dtype, y->dtype); /* upstream refuses uint16/32/64, float8 mixes */
     if (pt == TN_DTYPE_UNDEFINED) return NULL;

@@ -986,13 +986,10 @@ static PyObject *masked_select(PyObject *self, PyObject *mask, PyObject *out) {
     return ok < 0 ? NULL : Py_NewRef(out);
 }
 
-/* upstream has no Meta kernel for either (a meta out= too) */
 PyObject *tn_op_masked_select(tn_value *a) {
-    if (tn_door_meta_call(a)) return tn_meta_no_kernel("masked_select");
     return masked_select(a[0].u.obj, a[1].u.obj, NULL);
 }
 PyObject *tn_op_masked_select_out(tn_value *a) {
-    if (tn_door_meta_call(a) || tn_door_out_trial()) return tn_meta_no_kernel("masked_select.out");
     return masked_select(a[0].u.obj, a[1].u.obj, a[2].u.obj);
 }
 

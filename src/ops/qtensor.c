@@ -288,7 +288,6 @@ static PyObject *dequantize(PyObject *self) {
     return r;
 }
 PyObject *tn_op_dequantize_self(tn_value *a) {
-    if (tn_door_meta_call(a)) return tn_meta_no_kernel("dequantize.self"); /* upstream has no Meta kernel */
     return dequantize(a[0].u.obj);
 }
 

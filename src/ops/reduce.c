@@ -196,10 +196,7 @@ static PyObject *mean_impl(tn_value *self, const tn_value *dimv, bool keepdim, c
         }
         if (is_float_or_complex(o)) od = o;
     }
-    /* a float8 input into an out= of a computable floating dtype: upstream's reduction runs in out's
-     * dtype, the float8 values cast to it first (measured equal to x.to(out.dtype).mean(...)) */
-    if (out && !real && !(dt && dt->tag == TN_V_DTYPE) && tn_dtype_infos[t->dtype].kind == TN_KIND_FLOAT8 &&
-        tn_dtype_is_floating(od) && tn_dtype_computable(od) && !is_meta(t)) {
+    if (out && !real && !(dt && dt->tag == TN_V_DTYPE) && tn_f8_reduces_in(t->dtype, od) && !is_meta(t)) {
         if (!(real = tn_as_dtype(src, od, false))) return NULL;
         src = real;
     }
@@ -610,12 +607,9 @@ static PyObject *var_std(bool take_sqrt, bool with_mean, tn_value *self, const t
             return NULL;
         }
     }
-    if (tn_dtype_infos[t->dtype].kind == TN_KIND_FLOAT8 && out && !with_mean && !is_meta(t) && nout > 1 &&
-        is_float_or_complex(tn_tensor_of(out)->dtype) && tn_dtype_computable(tn_tensor_of(out)->dtype) &&
-        !tn_dtype_is_complex(tn_tensor_of(out)->dtype)) {
-        /* upstream's out= reduction runs in out's dtype: the float8 values cast to it first
-         * (measured equal to x.to(out.dtype).var(...), docs/breadth_more2.md group nieok, session 37);
-         * one output element goes to the all-elements kernel, which refuses float8 (below) */
+    if (out && !with_mean && !is_meta(t) && nout > 1 && tn_f8_reduces_in(t->dtype, tn_tensor_of(out)->dtype)) {
+        /* cast to out='s dtype first (tn_f8_reduces_in); one output element goes to the all-elements
+         * kernel, which refuses float8 (below) */
         tn_value w = *self;
         w.u.obj = tn_as_dtype(self->u.obj, tn_tensor_of(out)->dtype, false);
         if (!w.u.obj) return NULL;

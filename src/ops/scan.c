@@ -144,12 +144,9 @@ static PyObject *logcumsumexp(tn_value *a, PyObject *out, bool out_first) {
 }
 PyObject *tn_op_logcumsumexp(tn_value *a) { return logcumsumexp(a, NULL, false); }
 PyObject *tn_op_logcumsumexp_out(tn_value *a) { return logcumsumexp(a, a[2].u.obj, true); }
-/* _logcumsumexp has no Meta kernel upstream (logcumsumexp reaches it only on CPU tensors) */
 PyObject *tn_op__logcumsumexp(tn_value *a) {
-    if (tn_door_meta_call(a)) return tn_meta_no_kernel("_logcumsumexp");
     return logcumsumexp(a, NULL, false);
 }
 PyObject *tn_op__logcumsumexp_out(tn_value *a) {
-    if (tn_door_meta_call(a) || tn_door_out_trial()) return tn_meta_no_kernel("_logcumsumexp.out");
     return logcumsumexp(a, a[2].u.obj, false);
 }

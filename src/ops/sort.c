@@ -591,27 +591,22 @@ static PyObject *unique_slices(PyObject *self, int64_t dim_arg, bool consecutive
 
 /* _unique2(self, sorted=True, return_inverse=False, return_counts=False): CPU always sorts */
 PyObject *tn_op__unique2(tn_value *a) {
-    if (tn_door_meta_call(a)) return tn_meta_no_kernel("_unique2");   /* no Meta kernel upstream, nor for the others below */
     return unique_flat(a[0].u.obj, true, sort_bool(&a[2]), sort_bool(&a[3]), 3);
 }
 /* _unique(self, sorted=True, return_inverse=False) */
 PyObject *tn_op__unique(tn_value *a) {
-    if (tn_door_meta_call(a)) return tn_meta_no_kernel("_unique");
     return unique_flat(a[0].u.obj, true, sort_bool(&a[2]), false, 2);
 }
 /* unique_consecutive(self, return_inverse=False, return_counts=False, dim=None) */
 PyObject *tn_op_unique_consecutive(tn_value *a) {
-    if (tn_door_meta_call(a)) return tn_meta_no_kernel("unique_consecutive");
     if (!tn_is_none(&a[3]) && !(a[3].u.i == 0 && TN_T(a[0])->ndim == 1)) return unique_slices(a[0].u.obj, a[3].u.i, true);
     return unique_flat(a[0].u.obj, false, sort_bool(&a[1]), sort_bool(&a[2]), 3);
 }
 /* unique_dim(self, dim, sorted=True, return_inverse=False, return_counts=False) */
 PyObject *tn_op_unique_dim(tn_value *a) {
-    if (tn_door_meta_call(a)) return tn_meta_no_kernel("unique_dim");
     return unique_slices(a[0].u.obj, a[1].u.i, false);
 }
 /* unique_dim_consecutive(self, dim, return_inverse=False, return_counts=False) */
 PyObject *tn_op_unique_dim_consecutive(tn_value *a) {
-    if (tn_door_meta_call(a)) return tn_meta_no_kernel("unique_dim_consecutive");
     return unique_slices(a[0].u.obj, a[1].u.i, true);
 }

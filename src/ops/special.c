@@ -457,15 +457,11 @@ PyObject *tn_op_polar_out(tn_value *a) { return complex_run(a[0].u.obj, a[1].u.o
 
 /* ---------------------------------------------------------------- nansum / nanmean */
 /* nansum: the sum of self with nan entries replaced by 0 (args: self, dim, keepdim, dtype[, out]) */
-/* a float8 self with an out= of a computable floating dtype: upstream's out= reduction runs in out's
- * dtype, the float8 values cast to it first (measured equal to x.to(out.dtype).nansum() / nanmean(),
- * docs/breadth_more2.md group nieok, session 37); NULL (no error) when that does not apply */
+/* a float8 self cast to out='s dtype (tn_f8_reduces_in); NULL (no error) when that does not apply */
 static PyObject *f8_into_out_dtype(const tn_value *self, PyObject *out) {
-    tn_dtype dt = TN_T(*self)->dtype, od = out ? tn_tensor_of(out)->dtype : dt;
-    if (!out || tn_door_on_meta() || tn_dtype_infos[dt].kind != TN_KIND_FLOAT8 || !tn_dtype_is_floating(od) ||
-        !tn_dtype_computable(od))
+    if (!out || tn_door_on_meta() || !tn_f8_reduces_in(TN_T(*self)->dtype, tn_tensor_of(out)->dtype))
         return NULL;
-    return tn_as_dtype(self->u.obj, od, false);
+    return tn_as_dtype(self->u.obj, tn_tensor_of(out)->dtype, false);
 }
 static PyObject *nansum_run(tn_value *a, bool with_out) {
     tn_dtype dt = TN_T(a[0])->dtype;

@@ -63,7 +63,6 @@ static int refuse_dtype(const char *op, tn_dtype d) {
  * over the last dim. A row with every element dropped is NaN. The result is written in the input's
  * contiguous order into empty_like(self), as upstream's. */
 PyObject *tn_op__masked_softmax(tn_value *a) {
-    if (tn_door_meta_call(a)) return tn_meta_no_kernel("_masked_softmax");   /* no Meta kernel upstream */
     PyObject *xo = a[0].u.obj, *mo = a[1].u.obj;
     const tn_tensor *x = TN_T(a[0]), *m = TN_T(a[1]);
     if (m->dtype != TN_DTYPE_BOOL) {
@@ -162,7 +161,6 @@ done:
 /* _masked_softmax_backward(grad_output, output, mask, dim=None): grad * (out - sum over the
  * kept elements of grad * out), 0 where the mask drops; the mask has grad's shape. */
 PyObject *tn_op__masked_softmax_backward(tn_value *a) {
-    if (tn_door_meta_call(a)) return tn_meta_no_kernel("_masked_softmax_backward");   /* no Meta kernel upstream */
     const tn_tensor *g = TN_T(a[0]), *m = TN_T(a[2]);
     bool same = g->ndim == m->ndim;
     for (int i = 0; same && i < g->ndim; i++) same = g->sizes[i] == m->sizes[i];
