@@ -311,8 +311,8 @@ class Sweep:
                 for i in range(0, len(todo), self.chunk):
                     part = todo[i:i + self.chunk]
                     jobs = [{"key": k, "side": "ref", "file": str(self._paths(k)[1]),
-                             "dtypes": self.dtypes, "cap": self.cap, "suite": self.suite}
-                            for k in part]
+                             "dtypes": self.dtypes, "cap": self.cap, "suite": self.suite,
+                             "defer": True} for k in part]
                     recs = run_batch(self.ref_py, jobs, timeout=self.timeout, worker=WORKER)
                     self.stats["ref_run"] += len(part)
                     for k, r in zip(part, recs):
@@ -342,11 +342,42 @@ class Sweep:
                 sub[k] = r
             self._log("subject: %d entries (%.0fs)" % (len(sub), time.time() - t0))
         t.join()
+        self._complete(ref, sub)
         out = {}
         for k in self.keys:
             r = ref.get(k, {"harness": "no reference record"})
             out[k] = classify_entry(r, sub.get(k, {"harness": "not run (reference failed)"}))
         return out
+
+
+    def _complete(self, ref, sub):
+        """The float rule's extra runs (upstream's float64 error, GEMM bounds), deferred by the
+        reference's first job, for the samples whose subject values are not within the rule
+        without them (the rule only widens with them: no other verdict can change)."""
+        want = {}
+        for k, r in ref.items():
+            s = sub.get(k)
+            if "harness" in r or not s or "harness" in s:
+                continue
+            bykey = {(x["dtype"], x["i"]): x for x in s["samples"]}
+            for x in r["samples"]:
+                y = bykey.get((x["dtype"], x["i"]))
+                if x.get("deferred") and y is not None and \
+                        classify_sample(x, y, r.get("nondet", False))[0] == "wrong-value":
+                    want.setdefault(k, []).append([x["dtype"], x["i"]])
+        keys = sorted(want)
+        jobs = [{"key": k, "side": "extras", "file": str(self._paths(k)[1]), "suite": self.suite,
+                 "samples": want[k]} for k in keys]
+        for k, got in zip(keys, run_batch(self.ref_py, jobs, timeout=self.timeout, worker=WORKER)):
+            full = {(x["dtype"], x["i"]): x for x in got.get("samples", ())}
+            samples = ref[k]["samples"]
+            for j, x in enumerate(samples):
+                y = full.get((x["dtype"], x["i"]))
+                if y is not None:   # the first run's ties rule stays
+                    samples[j] = dict(y, **{f: x[f] for f in ("ties", "ties_error") if f in x})
+            if self.use_cache:
+                self._paths(k)[0].write_text(json.dumps(ref[k]))
+        self.stats["ref_completed"] = self.stats.get("ref_completed", 0) + sum(map(len, want.values()))
 
 
 def load_known(path=KNOWN_FILE):

@@ -15,6 +15,9 @@ A job is one OpInfo entry (`name` or `name.variant_test_name`) and one side:
              extra runs (worker.make_widening_mode: upstream's own float64 error `err`;
              worker.make_gemm_mode: summand magnitudes of matrix products).
   subject    loads that file and runs every sample once.
+  extras     (reference) the float rule's extra runs for the samples listed: with "defer" the
+             reference's first job leaves them out, and they are made only for a sample whose
+             subject value differs beyond the rule with err = 0 and no GEMM allowance.
 
 Running a sample: load its bytes (torch.load, weights_only=False), torch.manual_seed(0),
 `op(input, *args, **kwargs)` (the OpInfo's function variant, as upstream's TestCommon calls it);
@@ -263,12 +266,16 @@ def gemm_bounds(torch, op, blob, rec):
             leaf["gemm_n"] = [float(x) for x in hit[3].reshape(-1).tolist()]
 
 
-def one(torch, op, blob, reference):
+def one(torch, op, blob, reference, defer=False):
+    """One sample's record; the reference's also carries the float rule's extra runs, or with
+    `defer` is marked "deferred" instead (opinfo.Sweep asks for them where a value differs)."""
     got = run_sample(torch, op, blob)
     if isinstance(got, dict):
         return got
     rec, value, _ = got
-    if reference and rec["result"]["k"] != "exc":
+    if reference and rec["result"]["k"] != "exc" and defer:
+        rec["deferred"] = True
+    elif reference and rec["result"]["k"] != "exc":
         try:
             hi = run_sample(torch, op, blob, hw.make_widening_mode(torch))
             if isinstance(hi, dict):
@@ -343,7 +350,12 @@ def run_job(torch, by_key, job):
         out["missing"] = True
         return out
     op = module_call if module else info
-    if reference:
+    if job["side"] == "extras":   # the float rule's extra runs for the listed samples
+        with open(job["file"], "rb") as f:
+            want = {(dt, i) for dt, i in job["samples"]}
+            blobs = [b for b in pickle.load(f) if (b[0], b[1]) in want]
+        reference = True
+    elif reference:
         blobs, gen_errors, unshippable = [], {}, []
         for dt in job["dtypes"]:
             dtype = getattr(torch, dt)
@@ -371,9 +383,9 @@ def run_job(torch, by_key, job):
         with open(job["file"], "rb") as f:
             blobs = pickle.load(f)
     for dt, i, blob in blobs:
-        rec = one(torch, op, blob, reference)
+        rec = one(torch, op, blob, reference, defer=job.get("defer", False))
         rec["dtype"], rec["i"] = dt, i
-        if reference and not module and info.name in TIES:
+        if job["side"] == "ref" and not module and info.name in TIES:
             try:
                 rec["ties"] = tie_rule(info.name, blob, torch)
             except Exception as e:
