@@ -91,8 +91,9 @@ demo: setup
 
 # Everything CI checks: the comparison tests (which include the harness self-test), as two
 # pytest processes side by side (golden/OpInfo cases | everything else; tools/test_streams.py).
+# TEST_THEN=CMD: CMD runs (nice 19) once the first stream is done (.ci/run: the sanitizer build).
 test: setup
-	$(VENV)/bin/python tools/test_streams.py
+	$(VENV)/bin/python tools/test_streams.py $(if $(TEST_THEN),--then '$(TEST_THEN)')
 
 # Golden operator cases only (every implemented overload against upstream).
 golden: setup

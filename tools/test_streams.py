@@ -18,7 +18,11 @@ two streams case by case (every second golden case: TN_SHARD=0/2 and 1/2), the G
 one and the gloo frame fuzzer the other; each stream writes its own golden-results file under
 build/asan/.
 
-Usage: python tools/test_streams.py [--asan] [extra pytest arguments, given to both streams]
+`--then CMD` (make test's TEST_THEN): CMD runs at nice 19 once the first stream has finished, on
+the core it frees; .ci/run builds the sanitizer extension there for make test-asan. Its exit status
+is reported, not counted: make test's verdict is the tests'.
+
+Usage: python tools/test_streams.py [--asan] [--then CMD] [extra pytest arguments, given to both streams]
 """
 import os
 import subprocess
@@ -56,6 +60,10 @@ def asan_streams():
 
 def main(argv):
     asan = "--asan" in argv
+    then = None
+    if "--then" in argv:
+        i = argv.index("--then")
+        then, argv = argv[i + 1], argv[:i] + argv[i + 2:]
     extra = [a for a in argv if a != "--asan"]
     procs = {}
     plan = asan_streams() if asan else {k: (v, None) for k, v in streams().items()}
@@ -85,15 +93,28 @@ def main(argv):
                 sys.stdout.flush()
 
     t0 = time.time()
-    pumps = [threading.Thread(target=pump, args=kv) for kv in procs.items()]
-    for t in pumps:
+    pumps = {name: threading.Thread(target=pump, args=(name, p)) for name, p in procs.items()}
+    for t in pumps.values():
         t.start()
-    for t in pumps:
+    then_proc = None
+    if then:
+        while all(p.poll() is None for p in procs.values()):
+            time.sleep(1)
+        print("[then] %.0f s: %s" % (time.time() - t0, then), flush=True)
+        then_proc = subprocess.Popen(["nice", "-n", "19", "sh", "-c", then], cwd=ROOT,
+                                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                     stdin=subprocess.DEVNULL)
+        pumps["then"] = threading.Thread(target=pump, args=("then", then_proc))
+        failures["then"] = []
+        pumps["then"].start()
+    for t in pumps.values():
         t.join()
     rcs = {name: p.wait() for name, p in procs.items()}
     print("\nmake %s, %.0f s of wall time:" % ("test-asan" if asan else "test", time.time() - t0))
     for name in procs:
         print("  %-7s exit %d  %s" % (name, rcs[name], last.get(name, "")))
+    if then_proc is not None:
+        print("  then    exit %d  %s (%.0f s in all)" % (then_proc.wait(), then, time.time() - t0))
     for name in procs:  # again at the very end, where a log cut to its tail still shows them
         for line in failures[name]:
             print("  %-7s %s" % (name, line[:400]))
