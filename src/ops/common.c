@@ -219,6 +219,15 @@ int tn_wrap_dim(int64_t dim, int ndim, int64_t *out) {
     return 0;
 }
 
+int tn_symints_concrete(const int64_t *v, int n) {
+    for (int i = 0; i < n; i++)
+        if (v[i] < -(INT64_C(1) << 62)) {   /* measured: -2^62 runs, -2^62 - 1 is refused */
+            PyErr_SetString(PyExc_RuntimeError, "SymIntArrayRef expected to contain only concrete integers");
+            return -1;
+        }
+    return 0;
+}
+
 int tn_size_read(const tn_tensor *t, int64_t dim) {
     if (t->ndim == 0) {
         PyErr_Format(PyExc_IndexError, "Dimension specified as %lld but tensor has no dimensions", (long long)dim);

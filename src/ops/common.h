@@ -27,6 +27,9 @@ int tn_wrap_dim(int64_t dim, int ndim, int64_t *out);
 /* upstream's t.size(dim) read before an op's own checks: 0 when it exists, else -1 with its
  * IndexError (a 0-d tensor has no dimension to read, whatever dim) */
 int tn_size_read(const tn_tensor *t, int64_t dim);
+/* upstream's CPU kernels read a SymInt[] argument as plain ints: an element below -2^62 (the
+ * range c10::SymInt keeps for symbolic values) is refused, RuntimeError, before the op's own checks */
+int tn_symints_concrete(const int64_t *v, int n);
 static inline int tn_wrap_dim_i(int64_t dim, int ndim, int *out) {
     int64_t r;
     if (tn_wrap_dim(dim, ndim, &r) < 0) return -1;

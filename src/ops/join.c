@@ -445,18 +445,28 @@ static PyObject *roll_one(PyObject *src, int64_t d, int64_t shift) {
     return res;
 }
 
+static void roll_misaligned(int ns, int nd) {   /* (its meta function's message has a space more) */
+    PyErr_Format(PyExc_RuntimeError, tn_door_on_meta() ? "shifts and dimensions must align. shifts: %d, dims: %d"
+                                                       : "shifts and dimensions must align. shifts: %d, dims:%d", ns, nd);
+}
+
 PyObject *tn_op_roll(tn_value *a) {
     PyObject *self = a[0].u.obj;
     tn_tensor *t = tn_tensor_of(self);
     int ns = a[1].u.ints.n, nd = a[2].u.ints.n;
-    if (tn_require_castable("roll", t->dtype) < 0) return NULL;
+    if ((!tn_door_on_meta() && tn_symints_concrete(a[1].u.ints.v, ns) < 0) ||   /* (its meta function runs) */
+        tn_require_castable("roll", t->dtype) < 0)
+        return NULL;
+    int64_t w;   /* its meta function (a Python reference) wraps every dim first */
+    for (int i = 0; tn_door_on_meta() && i < nd; i++)
+        if (tn_wrap_dim(a[2].u.ints.v[i], t->ndim, &w) < 0) return NULL;
     if (ns == 0) {   /* upstream's roll_common, reached whenever shifts is not one long */
         PyErr_SetString(PyExc_RuntimeError, "`shifts` required");
         return NULL;
     }
     if (nd == 0) {
         if (ns != 1) {
-            PyErr_Format(PyExc_RuntimeError, "shifts and dimensions must align. shifts: %d, dims:%d", ns, nd);
+            roll_misaligned(ns, nd);
             return NULL;
         }
         PyObject *flat = tn_clone_contiguous(self);
@@ -474,7 +484,7 @@ PyObject *tn_op_roll(tn_value *a) {
         return r;
     }
     if (ns != nd) {
-        PyErr_Format(PyExc_RuntimeError, "shifts and dimensions must align. shifts: %d, dims:%d", ns, nd);
+        roll_misaligned(ns, nd);
         return NULL;
     }
     /* upstream's one-dim roll returns a clone of an empty tensor before it reads the dim's size:
@@ -482,8 +492,11 @@ PyObject *tn_op_roll(tn_value *a) {
     if (tn_numel(t) == 0) return tn_at_clone(self, NULL);
     PyObject *cur = Py_NewRef(self);
     for (int i = 0; i < nd; i++) {
-        int64_t d;
-        if (tn_wrap_dim(a[2].u.ints.v[i], t->ndim, &d) < 0) { Py_DECREF(cur); return NULL; }
+        int64_t d;   /* upstream reads self.size(dim): a 0-d tensor has no dim 0 (IndexError) */
+        if (tn_size_read(t, a[2].u.ints.v[i]) < 0 || tn_wrap_dim(a[2].u.ints.v[i], t->ndim, &d) < 0) {
+            Py_DECREF(cur);
+            return NULL;
+        }
         PyObject *nx = roll_one(cur, d, a[1].u.ints.v[i]);
         Py_DECREF(cur);
         if (!nx) return NULL;
