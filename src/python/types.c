@@ -875,7 +875,11 @@ int tn_types_init(PyObject *m) {
         else if (i == 3) tn_py.layout_sparse_csc = o;
         else if (i == 4) tn_py.layout_sparse_bsr = o;
         else if (i == 5) tn_py.layout_sparse_bsc = o;
-        else Py_DECREF(o);
+        else if (i == 7) tn_py.layout_jagged = o;
+        /* upstream's Layout numbers (layout_names is in creation order) */
+        static const int code[] = {0, 1, 2, 4, 5, 6, 3, 7};
+        tn_py.layout_codes[code[i]] = o;   /* borrowed from named_all, as the others */
+        if (i == 6) Py_DECREF(o);
     }
     for (int i = 0; memfmt_names[i]; i++) {
         PyObject *o = named_make(memfmt_t, memfmt_names[i]);
