@@ -54,6 +54,7 @@ int tn_py_device_lazy_init(PyObject *o); /* after a refused device: upstream's l
 /* the dispatch key name ("CUDA", "XPU", ...) of an accelerator device o names (torch.device or
  * str) that upstream's dispatcher reports as a missing backend, else NULL (nothing raised) */
 const char *tn_py_device_backend(PyObject *o);
+bool tn_py_device_unbuilt(PyObject *o);   /* a device of a type other than cpu / meta */
 PyObject *tn_py_size_new(int ndim, const int64_t *sizes); /* torch.Size, new reference */
 bool tn_py_is_symint(PyObject *o);                        /* a torch.SymInt (not a plain int)? */
 /* The name of o's type (a short-lived buffer, for error messages under the limited API;

@@ -747,6 +747,14 @@ int tn_args_parse(const tn_schema *s, PyObject *self, PyObject *args, PyObject *
             a->v[i].u.device.index = -1;
             continue;
         }
+        if (p->type == TN_TYPE_DEVICE && given[i] != Py_None && !strcmp(s->name, "is_pinned") && tn_py_device_unbuilt(given[i])) {
+            /* is_pinned's deprecated device is not read (upstream answers false for any device,
+             * cuda included: measured); it binds as the CPU */
+            a->v[i].tag = TN_V_DEVICE;
+            a->v[i].u.device.type = TN_DEVICE_CPU;
+            a->v[i].u.device.index = -1;
+            continue;
+        }
         bool nat = (flags & TN_PARSE_NUMBERS_AS_TENSORS) && (i != 0 || (flags & TN_PARSE_NUMBER_SELF));
         r = (flags & TN_PARSE_ATEN_LOOSE) ? aten_loose(given[i], p, &a->v[i]) : 2;
         if (r == 2) r = convert(given[i], p, nat, (flags & TN_PARSE_TENSORS_AS_SCALARS) != 0, float_peer, a, &a->v[i]);

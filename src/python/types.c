@@ -635,6 +635,18 @@ const char *tn_py_device_backend(PyObject *o) {
     return t >= 0 && t < (int)(sizeof device_backends / sizeof *device_backends) ? device_backends[t] : NULL;
 }
 
+/* a device upstream's parser takes whose type this build lacks (cuda, mkldnn, vulkan, ...): a device
+ * object or string of a type other than cpu / meta (a string that does not parse: false) */
+bool tn_py_device_unbuilt(PyObject *o) {
+    int t = -1, ix;
+    if (PyObject_TypeCheck(o, tn_py.device_type)) t = DEV(o)->type;
+    else if (PyUnicode_Check(o) && device_parse_str(o, &t, &ix) < 0) {
+        PyErr_Clear();
+        return false;
+    }
+    return t > 0 && t != DEV_META;
+}
+
 PyObject *tn_py_device_new(tn_device_type type, int index) {
     return device_make(NULL, type == TN_DEVICE_META ? DEV_META : 0, index);
 }

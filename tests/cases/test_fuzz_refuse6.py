@@ -9,6 +9,7 @@ calls upstream runs, sixth pass"):
 - torch.ops takes an int for a Layout (its number in upstream's enum, kept to 8 bits; 8 and up or
   negative: "Unknown layout"); torch.jagged (7) is strided for the dense factories.
 - _to_copy / to.dtype_layout read no pin_memory (an unpinned copy on CPU).
+- is_pinned(device) reads no device: False for any device type upstream parses (cuda included).
 """
 from harness import cases
 from harness.autograd import ERR
@@ -91,4 +92,10 @@ cases("fuzz_refuse6_to_copy_pin_memory", {
                      "aten.to.dtype_layout(x.t(), dtype=torch.float64, pin_memory=0.5))]",
     "still_refused": "[err(lambda: torch.empty(3, pin_memory=True)), err(lambda: torch.zeros_like(x, pin_memory=True)), "
                      "err(lambda: aten.empty.memory_format([2], pin_memory=True))]",
+}, setup=SETUP)
+
+cases("fuzz_refuse6_is_pinned_device", {
+    "any_device_false": "[x.is_pinned(d) for d in ('cuda', torch.device('cuda', 1), 'xpu', 'mps', 'cpu', 'meta', 'vulkan', 'mkldnn', 'cuda:3')] + "
+                        "[aten.is_pinned.default(x, 'cuda'), x.to('meta').is_pinned(device='hip'), x.is_pinned(None)]",
+    "still_refused": "[err(lambda: x.is_pinned('foo')), err(lambda: x.is_pinned('cuda:x')), err(lambda: x.is_pinned(3.5))]",
 }, setup=SETUP)
