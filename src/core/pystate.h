@@ -30,6 +30,10 @@ typedef struct {
     PyObject *dtypes[TN_DTYPE_COUNT];  /* torch.float32, ... */
     PyObject *layout_strided, *layout_sparse_coo, *memory_format_contiguous, *memory_format_preserve;
     PyObject *layout_sparse_csr, *layout_sparse_csc, *layout_sparse_bsr, *layout_sparse_bsc;
+    PyObject *layout_jagged;     /* torch.jagged: a dense factory makes a strided tensor (ops/create.c) */
+    PyObject *layout_codes[8];   /* by upstream's Layout number (Strided 0, Sparse 1, SparseCsr 2,
+                                  * Mkldnn 3, SparseCsc 4, SparseBsr 5, SparseBsc 6, Jagged 7):
+                                  * torch.ops takes an int for a Layout (dispatch/args.c) */
     PyObject *memory_format_channels_last, *memory_format_channels_last_3d;
     PyObject *device_cpu, *device_meta;
     PyObject *default_generator;
@@ -50,6 +54,7 @@ int tn_py_device_lazy_init(PyObject *o); /* after a refused device: upstream's l
 /* the dispatch key name ("CUDA", "XPU", ...) of an accelerator device o names (torch.device or
  * str) that upstream's dispatcher reports as a missing backend, else NULL (nothing raised) */
 const char *tn_py_device_backend(PyObject *o);
+bool tn_py_device_unbuilt(PyObject *o);   /* a device of a type other than cpu / meta */
 PyObject *tn_py_size_new(int ndim, const int64_t *sizes); /* torch.Size, new reference */
 bool tn_py_is_symint(PyObject *o);                        /* a torch.SymInt (not a plain int)? */
 /* The name of o's type (a short-lived buffer, for error messages under the limited API;

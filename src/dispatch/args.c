@@ -364,6 +364,24 @@ static int aten_loose(PyObject *o, const tn_arg *p, tn_value *v) {
         v->tag = TN_V_BOOL; v->u.i = truth;
         return 1;
     }
+    case TN_TYPE_LAYOUT: {
+        /* a Layout is an int in upstream's schemas: an int (or bool) is read as its Layout number,
+         * kept to 8 bits as c10::Layout (int8_t) keeps it (2**40 is Strided); a number past
+         * upstream's last layout is "Unknown layout" (measured for zeros, zeros_like, to, _to_copy,
+         * empty_strided) */
+        if (!PyLong_Check(o)) return 2;
+        int ovf = 0;
+        long long x = PyLong_AsLongLongAndOverflow(o, &ovf);
+        if (ovf || (x == -1 && PyErr_Occurred())) { PyErr_Clear(); return 0; }
+        int8_t code = (int8_t)(uint8_t)((unsigned long long)x & 0xff);
+        if (code < 0 || code >= 8) {
+            PyErr_SetString(PyExc_RuntimeError, "Unknown layout");
+            return -1;
+        }
+        memset(v, 0, sizeof *v);
+        v->tag = TN_V_LAYOUT; v->u.obj = tn_py.layout_codes[code];
+        return 1;
+    }
     case TN_TYPE_SCALAR:
         if (tn_py_is_tensor(o)) return 0;
         if (tn_py_is_dtype(o)) {
@@ -468,6 +486,7 @@ int tn_args_aten_convertible(const tn_arg *p, PyObject *o, bool numbers_as_tenso
     a.out = NULL;
     if (aten_refuses(p, o)) return 0;
     int r = aten_loose(o, p, &v);
+    if (r < 0 && p->type == TN_TYPE_LAYOUT) { PyErr_Clear(); return 1; }   /* an int: "Unknown layout" when parsed */
     if (r == 2) r = convert(o, p, numbers_as_tensors, true, false, &a, &v);
     tn_args_release(&a);
     ovf_pos = -1;
@@ -723,6 +742,14 @@ int tn_args_parse(const tn_schema *s, PyObject *self, PyObject *args, PyObject *
         if ((flags & TN_PARSE_ATEN) && aten_refuses(p, given[i])) return TN_PARSE_NOMATCH;
         if ((flags & TN_PARSE_ACCEL) && p->type == TN_TYPE_DEVICE && given[i] != Py_None &&
             (a->accel = tn_py_device_backend(given[i]))) {
+            a->v[i].tag = TN_V_DEVICE;
+            a->v[i].u.device.type = TN_DEVICE_CPU;
+            a->v[i].u.device.index = -1;
+            continue;
+        }
+        if (p->type == TN_TYPE_DEVICE && given[i] != Py_None && !strcmp(s->name, "is_pinned") && tn_py_device_unbuilt(given[i])) {
+            /* is_pinned's deprecated device is not read (upstream answers false for any device,
+             * cuda included: measured); it binds as the CPU */
             a->v[i].tag = TN_V_DEVICE;
             a->v[i].u.device.type = TN_DEVICE_CPU;
             a->v[i].u.device.index = -1;

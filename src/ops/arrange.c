@@ -229,10 +229,12 @@ static PyObject *tri_indices(tn_value *a, bool lower) {
     /* upstream's order (measured): a sparse layout has no kernel (dispatch); the row / col checks;
      * empty_cpu's pinned allocator (any truthy pin_memory: 2, 0.5, 1j) and size; then the
      * kernel's dtypes */
-    if (a[4].tag == TN_V_LAYOUT && a[4].u.obj != tn_py.layout_strided)
+    bool jagged = a[4].tag == TN_V_LAYOUT && a[4].u.obj == tn_py.layout_jagged;   /* dispatched as strided */
+    if (a[4].tag == TN_V_LAYOUT && a[4].u.obj != tn_py.layout_strided && !jagged)
         return tn_not_implemented("tril_indices / triu_indices with a sparse layout");
     if (row < 0) return PyErr_Format(PyExc_RuntimeError, "row must be non-negative, got%lld", (long long)row);
     if (col < 0) return PyErr_Format(PyExc_RuntimeError, "col must be non-negative, got%lld", (long long)col);
+    if (jagged) return PyErr_Format(PyExc_RuntimeError, "only support layout=torch.strided, gotJagged");   /* measured */
     const tn_value *pin = &a[6];
     bool pinned = ((pin->tag == TN_V_BOOL || pin->tag == TN_V_INT) && pin->u.i) || (pin->tag == TN_V_FLOAT && pin->u.f != 0) ||
                   (pin->tag == TN_V_COMPLEX && (pin->u.c.re != 0 || pin->u.c.im != 0));

@@ -105,7 +105,9 @@ PyObject *tn_op__to_copy(tn_value *a) {
     tn_dtype dt;
     tn_device_type dev;
     if (layout_change(&a[2]) < 0) return NULL;
-    if (tn_cr_options(&a[1], &a[2], &a[3], &a[4], t->dtype, t->storage->device, &dt, &dev) < 0) return NULL;
+    /* pin_memory is not read: upstream's _to_copy pins only a non_blocking copy from CUDA to CPU, and
+     * to() passes it on unread (measured: pin_memory=True on CPU is an unpinned copy) */
+    if (tn_cr_options(&a[1], &a[2], &a[3], NULL, t->dtype, t->storage->device, &dt, &dev) < 0) return NULL;
     return to_copy(a[0].u.obj, dt, dev, memformat_of(&a[6]));
 }
 
@@ -135,7 +137,7 @@ PyObject *tn_op_to_dtype_layout(tn_value *a) {
     tn_dtype dt;
     tn_device_type dev;
     if (layout_change(&a[2]) < 0) return NULL;
-    if (tn_cr_options(&a[1], &a[2], &a[3], &a[4], t->dtype, t->storage->device, &dt, &dev) < 0) return NULL;
+    if (tn_cr_options(&a[1], &a[2], &a[3], NULL, t->dtype, t->storage->device, &dt, &dev) < 0) return NULL;   /* pin_memory unread, as _to_copy's */
     return to_impl(a[0].u.obj, dt, dev, a[6].u.i != 0, memformat_of(&a[7]));
 }
 

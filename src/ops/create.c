@@ -181,7 +181,9 @@ int tn_cr_options(const tn_value *dtype, const tn_value *layout, const tn_value 
                   tn_dtype def_dtype, tn_device_type def_dev, tn_dtype *dt, tn_device_type *dev) {
     *dt = (dtype && dtype->tag == TN_V_DTYPE) ? dtype->u.dtype : def_dtype;
     *dev = (device && device->tag == TN_V_DEVICE) ? device->u.device.type : def_dev;
-    if (layout && layout->tag == TN_V_LAYOUT && layout->u.obj != tn_py.layout_strided) {
+    /* torch.jagged: upstream's dense backends take it as strided (TensorOptions' dispatch key) and
+     * make a strided tensor (measured: zeros, zeros_like, empty_strided, arange, the windows, ...) */
+    if (layout && layout->tag == TN_V_LAYOUT && layout->u.obj != tn_py.layout_strided && layout->u.obj != tn_py.layout_jagged) {
         tn_not_implemented("tensors with a layout other than torch.strided");
         return -1;
     }

@@ -9,6 +9,7 @@
  * upstream's decompositions. */
 #include "ops/common.h"
 #include "ops/views.h"
+#include "ops/pad.h"      /* tn_suggest_format */
 #include "autograd/autograd.h"
 #include "tn_ops_gen.h"
 
@@ -298,6 +299,54 @@ static PyObject *rms_norm_complex(tn_value *a, bool fused) {
     return res;
 }
 
+/* _fused_rms_norm on CPU is upstream's CompositeImplicitAutograd rms_norm_composite, which checks
+ * no shape: the input upcast to its op-math type (float32 for float16 / bfloat16), rstd =
+ * rsqrt(mean(x^2 over its last len(normalized_shape) dims, keepdim) + eps) (eps cast to the
+ * op-math type's precision first; an empty normalized_shape is mean over every dim), x * rstd,
+ * times the weight with broadcasting and promotion (any dtype, any broadcastable shape), made
+ * contiguous unless the input suggests a channels-last format, then cast back to the input's dtype
+ * (type_as: a complex product into a real input warns). rms_norm_impl keeps its kernel for the
+ * shapes and dtypes that kernel checks (within float rounding of these steps) and takes these for
+ * any other call (docs/breadth_more2.md, session 39). */
+static PyObject *rms_norm_composite(tn_value *a) {
+    PyObject *self = a[0].u.obj;
+    const tn_tensor *x = tn_tensor_of(self);
+    tn_dtype dt = x->dtype, op = dt == TN_DTYPE_F16 || dt == TN_DTYPE_BF16 ? TN_DTYPE_F32 : dt;
+    bool dbl = op == TN_DTYPE_F64 || op == TN_DTYPE_C128;
+    double eps = a[3].tag == TN_V_FLOAT ? (dbl ? a[3].u.f : (double)(float)a[3].u.f)
+               : dbl ? 2.220446049250313e-16 : 1.1920928955078125e-07;
+    bool keep_format = tn_suggest_format(x) != 0;
+    PyObject *rs = NULL, *y = NULL, *res = NULL;
+    PyObject *xc = tn_as_dtype(self, op, false);
+    if (!xc || !(y = tn_rms_norm_steps(xc, a[1].u.ints.n, eps, &rs))) goto done;
+    if (a[2].tag == TN_V_TENSOR) Py_SETREF(y, tn_at_mul_Tensor(y, a[2].u.obj));
+    if (y && !keep_format) {
+        Py_SETREF(y, tn_at_contiguous(y, NULL));
+        if (y) Py_SETREF(rs, tn_at_contiguous(rs, NULL));
+    }
+    if (y && rs) Py_SETREF(y, tn_at_to_dtype(y, TN_DT(dt), false, false, NULL));
+    if (y && rs) res = PyTuple_Pack(2, y, rs);
+done:
+    Py_XDECREF(xc); Py_XDECREF(y); Py_XDECREF(rs);
+    return res;
+}
+
+/* the fused kernel's case: normalized_shape the input's trailing sizes, a weight of exactly that
+ * shape and a floating dtype (or none), a floating input not suggesting channels-last (whose
+ * result upstream leaves in that format) */
+static bool rms_norm_kernel_case(const tn_tensor *x, const tn_value *ns, const tn_value *w) {
+    int k = ns->u.ints.n;
+    if (k < 1 || x->ndim < k || !tn_nn_float(x->dtype) || tn_suggest_format(x) != 0) return false;
+    for (int i = 0; i < k; i++)
+        if (x->sizes[x->ndim - k + i] != ns->u.ints.v[i]) return false;
+    if (w->tag != TN_V_TENSOR) return true;
+    const tn_tensor *wt = TN_T(*w);
+    if (wt->ndim != k || !tn_nn_float(wt->dtype)) return false;
+    for (int i = 0; i < k; i++)
+        if (wt->sizes[i] != ns->u.ints.v[i]) return false;
+    return true;
+}
+
 /* rms_norm(input, normalized_shape, weight=None, eps=None): computed in the op-math type
  * (f32 for f16/bf16/f32, f64 for f64), eps defaulting to that type's epsilon; result in the
  * input dtype. */
@@ -321,6 +370,15 @@ static PyObject *rms_norm_impl(tn_value *a, bool fused) {
             PyErr_Format(PyExc_RuntimeError, "dim %d appears multiple times in the list of dims", nw - 1);
             return NULL;
         }
+        /* the weight's multiplication: on two devices (meta next to CPU; a CPU 0-dim tensor joins
+         * any) the meta mul's message, the input's device expected (measured) */
+        if (a[2].tag == TN_V_TENSOR && tn_door_on_meta()) {
+            bool mx = tn_door_arg_device(self) == TN_DEVICE_META, mw = tn_door_arg_device(a[2].u.obj) == TN_DEVICE_META;
+            if (mx != mw && !(mx ? TN_T(a[2])->ndim == 0 : x->ndim == 0))
+                return PyErr_Format(PyExc_RuntimeError, "Tensor on device %s is not on the expected device %s!", mw ? "meta" : "cpu",
+                                    mx ? "meta" : "cpu");
+        }
+        if (!rms_norm_kernel_case(x, &a[1], &a[2])) return rms_norm_composite(a);
     }
     if (norm_check(x, &a[1], &a[2], NULL, true, &M, &N) < 0) return NULL;
     if (cplx) return rms_norm_complex(a, fused);

@@ -821,6 +821,12 @@ PyObject *tn_compressed_d_to_bsc(tn_value *a) { TO_LAYOUT(TN_SPARSE_BSC, &a[1], 
 /* _to_sparse(self, *, layout, blocksize, dense_dim) to a compressed layout (sparse.c's caller) */
 PyObject *tn_compressed_to_layout(PyObject *self, PyObject *layout, const tn_value *blocksize, const tn_value *dense_dim) {
     int k = kind_of_layout(layout);
+    if (!k) {   /* torch._mkldnn / torch.jagged: no conversion (upstream names self's layout; measured) */
+        tn_sparse *sm = ((tn_tensor_obj *)self)->sparse;
+        return PyErr_Format(PyExc_RuntimeError, "%s: unexpected source layout %s",
+                            !sm ? "dense_to_sparse" : sm->kind ? "sparse_compressed_to_sparse" : "sparse_coo_to_sparse",
+                            tensor_layout_name(self));
+    }
     if (blocked(k) && (!blocksize || blocksize->tag == TN_V_NONE))
         return PyErr_Format(PyExc_RuntimeError, "%s: conversion from %s to %s without blocksize argument given is not supported",
                             ((tn_tensor_obj *)self)->sparse ? "sparse_to_sparse" : "dense_to_sparse", tensor_layout_name(self), layout_name(layout));

@@ -52,7 +52,7 @@ static int window_checks(const char *name, int64_t L, const tn_value *a, PyObjec
         dtype_given = a[0].tag == TN_V_DTYPE;
         layout_given = a[1].tag == TN_V_LAYOUT;
         pin_default = false;
-        sparse = layout_given && a[1].u.obj != tn_py.layout_strided;
+        sparse = layout_given && a[1].u.obj != tn_py.layout_strided && a[1].u.obj != tn_py.layout_jagged;
         o->dt = dtype_given ? a[0].u.dtype : tn_py.default_dtype;
         o->dev = a[2].tag == TN_V_DEVICE ? a[2].u.device.type : TN_DEVICE_CPU;
         if (a[3].tag == TN_V_BOOL && a[3].u.i) {

@@ -635,6 +635,18 @@ const char *tn_py_device_backend(PyObject *o) {
     return t >= 0 && t < (int)(sizeof device_backends / sizeof *device_backends) ? device_backends[t] : NULL;
 }
 
+/* a device upstream's parser takes whose type this build lacks (cuda, mkldnn, vulkan, ...): a device
+ * object or string of a type other than cpu / meta (a string that does not parse: false) */
+bool tn_py_device_unbuilt(PyObject *o) {
+    int t = -1, ix;
+    if (PyObject_TypeCheck(o, tn_py.device_type)) t = DEV(o)->type;
+    else if (PyUnicode_Check(o) && device_parse_str(o, &t, &ix) < 0) {
+        PyErr_Clear();
+        return false;
+    }
+    return t > 0 && t != DEV_META;
+}
+
 PyObject *tn_py_device_new(tn_device_type type, int index) {
     return device_make(NULL, type == TN_DEVICE_META ? DEV_META : 0, index);
 }
@@ -875,7 +887,11 @@ int tn_types_init(PyObject *m) {
         else if (i == 3) tn_py.layout_sparse_csc = o;
         else if (i == 4) tn_py.layout_sparse_bsr = o;
         else if (i == 5) tn_py.layout_sparse_bsc = o;
-        else Py_DECREF(o);
+        else if (i == 7) tn_py.layout_jagged = o;
+        /* upstream's Layout numbers (layout_names is in creation order) */
+        static const int code[] = {0, 1, 2, 4, 5, 6, 3, 7};
+        tn_py.layout_codes[code[i]] = o;   /* borrowed from named_all, as the others */
+        if (i == 6) Py_DECREF(o);
     }
     for (int i = 0; memfmt_names[i]; i++) {
         PyObject *o = named_make(memfmt_t, memfmt_names[i]);
