@@ -9,6 +9,7 @@ refuses), compared with upstream by value, dtype and shape, or by exception type
 - linear / linear.out: a 0-D operand and a weight of more than 2 dims refused as upstream;
 - choose_qparams_optimized: an empty input, numel out of the input's bounds;
 - silu_backward of complex operands (upstream's complex kernel);
+- _cdist_forward / cdist: x2's floating-point check (after x1's, before p);
 - take of complex32, dequantize.tensors([]), smooth_l1_loss.out / logsumexp.out summing into a
   complex32 or float8 out=: refused as upstream.
 """
@@ -66,6 +67,10 @@ cases("fuzz_nieok6_misc", {
                       "[err(lambda: A.take.default(torch.ones(2, 3, dtype=torch.complex32), i)), "
                       "err(lambda: torch.take(torch.ones(2, 3, dtype=torch.complex32), torch.tensor([9]))), "
                       "torch.take(torch.ones(2, 3, dtype=torch.complex64), i)]",
+    "cdist_x2_dtype": "[err(lambda: A._cdist_forward.default(x, torch.ones(2, 3, dtype=d), 2., 1)) for d in "
+                      "(torch.uint16, torch.complex32, torch.int64, torch.float16, torch.float8_e4m3fn)] + "
+                      "[err(lambda: torch.cdist(x, torch.ones(2, 3, dtype=torch.int32))), err(lambda: torch.cdist(x, x.int(), p=-1.)), "
+                      "err(lambda: torch.cdist(x.int(), x.half())), torch.cdist(x, x + 1)]",
     "dequantize_empty": "first_line(err(lambda: A.dequantize.tensors([])))[1][:240]",
     "sum_into_out": "h = lambda d: torch.zeros(2, 3, dtype=d); "
                     "[err(lambda: A.smooth_l1_loss.out(x, x * 2, out=h(d))) for d in "
