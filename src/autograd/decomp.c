@@ -1604,6 +1604,7 @@ static const struct { const char *name, *overload; tn_decomp_fn fn; } named_deco
     {"linalg_vander", "", tn_linalg_more_d_vander}, {"linalg_matrix_power", "", tn_linalg_more_d_matrix_power},
     {"matrix_power", "", tn_linalg_more_d_matrix_power}, {"linalg_multi_dot", "", tn_linalg_more_d_multi_dot},
     {"linalg_matrix_norm", "", tn_linalg_more_d_matrix_norm}, {"linalg_matrix_norm", "str_ord", tn_linalg_more_d_matrix_norm_str},
+    {"linalg_matrix_norm", "out", tn_linalg_more_d_matrix_norm_out}, {"linalg_matrix_norm", "str_ord_out", tn_linalg_more_d_matrix_norm_str_out},
     {"nuclear_norm", "", tn_linalg_more_d_nuclear_norm}, {"nuclear_norm", "dim", tn_linalg_more_d_nuclear_norm_dim},
     {"linalg_cond", "", tn_linalg_more_d_cond}, {"linalg_cond", "p_str", tn_linalg_more_d_cond_str},
     {"linalg_pinv", "atol_rtol_float", tn_linalg_more_d_pinv_ff},

@@ -76,6 +76,11 @@ static PyObject *cdist_impl(PyObject *x1, PyObject *x2, double p, const tn_value
         PyErr_Format(PyExc_RuntimeError, "cdist only supports floating-point dtypes, X1 got: %s", tn_dtype_cpp_name(a->dtype));
         return NULL;
     }
+    /* then x2's, before p (measured; upstream's isFloatingType, float8 included) */
+    if (!is_floating(b->dtype) && tn_dtype_infos[b->dtype].kind != TN_KIND_FLOAT8) {
+        PyErr_Format(PyExc_RuntimeError, "cdist only supports floating-point dtypes, X2 got: %s", tn_dtype_cpp_name(b->dtype));
+        return NULL;
+    }
     if (!(p >= 0)) {
         PyErr_SetString(PyExc_RuntimeError, "cdist only supports non-negative p values");
         return NULL;

@@ -612,14 +612,21 @@ PyObject *tn_op__choose_qparams_per_tensor(tn_value *a) {
 }
 
 /* choose_qparams_optimized(input, numel, n_bins, ratio, bit_width) -> (xmax [1], xmin [1]): the
- * first numel floats of input's memory, as upstream's (which reads past a shorter input: refused) */
+ * first numel floats of input's memory, as upstream's */
 PyObject *tn_op_choose_qparams_optimized(tn_value *a) {
     PyObject *self = a[0].u.obj;
     const tn_tensor *x = tn_tensor_of(self);
     int64_t n = a[1].u.i;
+    /* upstream's order (measured): the float data, an empty input, then numel within input's */
     if (require_float_buf(self) < 0) return NULL;
-    if (n < 0 || n > tn_numel(x) || (n == 0 && tn_numel(x) == 0))
-        return tn_not_implemented("aten::choose_qparams_optimized with numel outside 1..input.numel()");
+    if (tn_numel(x) == 0) {
+        PyErr_SetString(PyExc_ValueError, "input tensor is empty and has no data");
+        return NULL;
+    }
+    if (n < 0 || n > tn_numel(x)) {
+        PyErr_SetString(PyExc_RuntimeError, "numel is out of the bound of input tensor");
+        return NULL;
+    }
     PyObject *c = tn_at_contiguous(self, NULL);
     if (!c) return NULL;
     /* upstream's std::min_element / max_element over the first numel floats (numel 0: the first

@@ -1036,7 +1036,8 @@ PyObject *tn_op_take(tn_value *a) {
         PyErr_Format(PyExc_RuntimeError, "take(): Expected a long tensor for index, but got %s", tn_dtype_cpp_name(it->dtype));
         return NULL;
     }
-    if (tn_dtype_barebones(t->dtype)) return tn_kernel_missing("take_cpu", t->dtype); /* no uint16/32/64, float8 kernel */
+    /* no uint16/32/64, float8 or complex32 kernel */
+    if (tn_dtype_barebones(t->dtype) || t->dtype == TN_DTYPE_C32) return tn_kernel_missing("take_cpu", t->dtype);
     int64_t numel = tn_numel(t), bad;
     int r = check_bounds(index, numel, &bad);
     if (r == -2) return NULL;

@@ -413,7 +413,7 @@ PyObject *tn_op_vdot_out(tn_value *a) { return vdot(a, &a[2]); }
 static int linear_addmm_checks(tn_value *a, bool out_form, PyObject *out) {
     tn_tensor *w = TN_T(a[1]), *x = TN_T(a[0]);
     tn_tensor *bt = a[2].tag == TN_V_TENSOR ? TN_T(a[2]) : NULL;
-    if (!bt || x->ndim < 1 || w->ndim < 1 ||
+    if (!bt || x->ndim < 1 ||
         !(x->ndim == 2 || (!out_form && tn_is_contiguous(x) && (x->ndim == 3 || bt->ndim == 1))))
         return 0;
     if (bt->dtype != w->dtype) {
@@ -446,10 +446,22 @@ static int linear_addmm_checks(tn_value *a, bool out_form, PyObject *out) {
     return 0;
 }
 
-/* linear(input, weight, bias): input @ weight.T + bias */
+/* upstream's weight.t() of a weight of more than 2 dims */
+static PyObject *linear_t_error(const tn_tensor *w) {
+    return PyErr_Format(PyExc_RuntimeError, "t() expects a tensor with <= 2 dimensions, but self is %dD", w->ndim);
+}
+/* the 0-D refusal of linear ("linear") or of the matmul linear.out takes ("matmul") */
+static PyObject *linear_0d_error(const char *op, const tn_tensor *x, const tn_tensor *w) {
+    return PyErr_Format(PyExc_RuntimeError, "both arguments to %s need to be at least 1D, but they are %dD and %dD", op,
+                        x->ndim, w->ndim);
+}
+
+/* linear(input, weight, bias): input @ weight.T + bias; upstream refuses a 0-D operand, then takes
+ * weight.t() (at most 2 dims) -- measured, docs/breadth_more2.md "group nieok (session 39)" */
 PyObject *tn_op_linear(tn_value *a) {
     tn_tensor *w = TN_T(a[1]), *x = TN_T(a[0]);
-    if (w->ndim != 2 && w->ndim != 1) return tn_not_implemented("aten::linear with a weight of this rank");
+    if (x->ndim == 0 || w->ndim == 0) return linear_0d_error("linear", x, w);
+    if (w->ndim > 2) return linear_t_error(w);
     if (linear_addmm_checks(a, false, NULL) < 0) return NULL;
     if (same_dtype("m1", "m2", x, w) < 0) return NULL;
     int64_t ws[2], wst[2];
@@ -511,6 +523,10 @@ PyObject *tn_op_linear(tn_value *a) {
  * shape [] doesn't match the broadcast shape [7]") */
 PyObject *tn_op_linear_out(tn_value *a) {
     tn_tensor *w = TN_T(a[1]), *x = TN_T(a[0]);
+    /* weight.t() first; no 0-D check of linear's own: addmm's (a 2-D input with a bias) or matmul's */
+    if (w->ndim > 2) return linear_t_error(w);
+    if ((x->ndim == 0 || w->ndim == 0) && !(x->ndim == 2 && a[2].tag == TN_V_TENSOR))
+        return linear_0d_error("matmul", x, w);
     if (a[2].tag != TN_V_TENSOR || x->ndim == 2 || (w->ndim != 2 && w->ndim != 1)) {
         if (linear_addmm_checks(a, true, a[3].u.obj) < 0) return NULL;
         return finish(tn_op_linear(a), &a[3]);

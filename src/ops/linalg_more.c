@@ -492,6 +492,35 @@ PyObject *tn_linalg_more_d_matrix_norm_str(tn_value *a) {
     }
     return svd_reduce(A, &a[4], d[0], d[1], keepdim, RED_SUM);
 }
+/* linalg_matrix_norm.out / .str_ord_out (A, ord, dim, keepdim, *, dtype, out): upstream's
+ * functional form, then out's dtype must be the result's exactly, then out resized and copied
+ * into (measured, docs/breadth_more2.md "group nieok (session 39)") */
+static PyObject *matrix_norm_out(tn_value *a, PyObject *res) {
+    PyObject *out = a[5].u.obj;
+    if (!res) return NULL;
+    const tn_tensor *r = T(res);
+    if (T(out)->dtype != r->dtype) {
+        PyErr_Format(PyExc_RuntimeError, "linalg.matrix_norm expected out tensor dtype %s but got: %s",
+                     tn_dtype_cpp_name(r->dtype), tn_dtype_cpp_name(T(out)->dtype));
+        Py_DECREF(res);
+        return NULL;
+    }
+    int rc = tn_out_prepare(out, r->ndim, r->sizes, r->dtype, "linalg_matrix_norm");
+    if (rc == 0) rc = tn_copy_into(out, res);
+    Py_DECREF(res);
+    return rc < 0 ? NULL : Py_NewRef(out);
+}
+PyObject *tn_linalg_more_d_matrix_norm_out(tn_value *a) {
+    return matrix_norm_out(a, tn_at_linalg_matrix_norm(a[0].u.obj, TN_SV(&a[1]), TN_IN(a[2].u.ints.v, a[2].u.ints.n),
+                                                       a[3].u.i != 0, dtype_arg(&a[4])));
+}
+PyObject *tn_linalg_more_d_matrix_norm_str_out(tn_value *a) {
+    const char *ord = PyUnicode_AsUTF8AndSize(a[1].u.obj, NULL);
+    if (!ord) return NULL;
+    return matrix_norm_out(a, tn_at_linalg_matrix_norm_str_ord(a[0].u.obj, ord, TN_IN(a[2].u.ints.v, a[2].u.ints.n),
+                                                               a[3].u.i != 0, dtype_arg(&a[4])));
+}
+
 /* nuclear_norm(self, keepdim) / nuclear_norm.dim(self, dim, keepdim): linalg_matrix_norm(self, "nuc", dim) */
 static PyObject *nuclear(PyObject *A, int64_t d0, int64_t d1, bool keepdim) {
     return tn_at_linalg_matrix_norm_str_ord(A, "nuc", TN_IS(d0, d1), keepdim, NULL);

@@ -10,6 +10,8 @@ PyObject *tn_linalg_more_d_matrix_power(tn_value *a);
 PyObject *tn_linalg_more_d_multi_dot(tn_value *a);
 PyObject *tn_linalg_more_d_matrix_norm(tn_value *a);
 PyObject *tn_linalg_more_d_matrix_norm_str(tn_value *a);
+PyObject *tn_linalg_more_d_matrix_norm_out(tn_value *a);
+PyObject *tn_linalg_more_d_matrix_norm_str_out(tn_value *a);
 PyObject *tn_linalg_more_d_nuclear_norm(tn_value *a);
 PyObject *tn_linalg_more_d_nuclear_norm_dim(tn_value *a);
 PyObject *tn_linalg_more_d_cond(tn_value *a);

@@ -212,6 +212,13 @@ static PyObject *sl1(tn_value *a, PyObject *out) {
         PyObject *ins[2] = {a[0].u.obj, a[1].u.obj};
         r = reduce_loss(ew_run(TN_LOSS_SMOOTH_L1, "smooth_l1_cpu", ct, &p, 2, ins), red);
     }
+    if (r && out && red != 0) { /* upstream's mean_out / sum_out into out itself: no complex32 or float8 sum */
+        tn_dtype od = tn_tensor_of(out)->dtype;
+        if (od == TN_DTYPE_C32 || tn_dtype_infos[od].kind == TN_KIND_FLOAT8) {
+            Py_DECREF(r);
+            return tn_kernel_missing_cpu("sum", od);
+        }
+    }
     return out ? tn_out_deliver(r, out, "smooth_l1_loss") : r;
 }
 PyObject *tn_op_smooth_l1_loss(tn_value *a) { return sl1(a, NULL); }

@@ -295,6 +295,11 @@ PyObject *tn_op_dequantize_self(tn_value *a) {
 PyObject *tn_op_dequantize_tensors(tn_value *a) {
     PyObject *ts = a[0].u.obj;
     Py_ssize_t n = PyTuple_Size(ts);
+    if (n == 0) /* upstream's dispatcher: no tensor to pick its kernel by, and no fallback (measured) */
+        return PyErr_Format(PyExc_NotImplementedError, "There were no tensor arguments to this function (e.g., you "
+                            "passed an empty list of Tensors), but no fallback function is registered for schema "
+                            "aten::dequantize.tensors.  This usually means that this function requires a non-empty "
+                            "list of Tensors, or that you (the operator writer) forgot to register a fallback function.");
     for (Py_ssize_t i = 0; i < n; i++)
         if (!tn_quant_of(PyTuple_GetItem(ts, i))) return cpu_backend("dequantize.tensors");
     PyObject *out = PyList_New(n);

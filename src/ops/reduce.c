@@ -817,7 +817,7 @@ static PyObject *logsumexp_impl(tn_value *a, PyObject *out) {
     }
     Py_DECREF(dims);
     Py_DECREF(x);
-    if (res && out && tn_dtype_infos[od].kind == TN_KIND_FLOAT8) { /* upstream sums into out: no float8 sum */
+    if (res && out && (tn_dtype_infos[od].kind == TN_KIND_FLOAT8 || od == TN_DTYPE_C32)) { /* upstream sums into out: no float8 / complex32 sum */
         Py_DECREF(res);
         return tn_kernel_missing_cpu("sum", od);
     }

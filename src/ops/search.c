@@ -218,8 +218,10 @@ static void fmt_num(char *b, size_t n, double v) {
 }
 
 /* histc(self, bins, min, max[, out]) -- upstream's order of checks, measured (docs/breadth_more2.md
- * "Fuzz corpus exception types"): the out dtype, the bin count, the input's extrema when the range is
- * empty (aminmax: no complex), the range, the edges (linspace: no bool), then the kernel's dtypes. */
+ * "Fuzz corpus exception types"): the out dtype, the bin count, the allocation of its bins + 1 edges
+ * in self's dtype (bins = INT64_MAX: the count wraps), the input's extrema when the range is empty
+ * (aminmax: no complex), the range, the edges (linspace: its dtypes, then each edge converted to
+ * self's dtype), then the kernel's dtypes. */
 static PyObject *histc(tn_value *a, PyObject *out) {
     PyObject *self = a[0].u.obj;
     const tn_tensor *t = tn_tensor_of(self);
@@ -232,6 +234,15 @@ static PyObject *histc(tn_value *a, PyObject *out) {
     if (bins <= 0)
         return PyErr_Format(PyExc_RuntimeError, "torch.histogram(): bins must be > 0, but got %lld for dimension 0",
                             (long long)bins);
+    if (t->storage->device != TN_DEVICE_META) {
+        if (bins == INT64_MAX) return PyErr_Format(PyExc_RuntimeError, "numel: integer multiplication overflow");
+        int64_t ne = bins + 1;
+        if (ne > INT64_MAX / (tn_dtype_itemsize(dt) > 0 ? tn_dtype_itemsize(dt) : 1))
+            return PyErr_Format(PyExc_RuntimeError, "Storage size calculation overflowed with sizes=[%lld]", (long long)ne);
+        PyObject *edges = tn_tensor_new_empty(1, &ne, dt, TN_DEVICE_CPU);
+        if (!edges) return NULL;
+        Py_DECREF(edges);
+    }
     bool fl = dt == TN_DTYPE_F32 || dt == TN_DTYPE_F64 || dt == TN_DTYPE_F16 || dt == TN_DTYPE_BF16;
     double lo = tn_value_as_double(&a[2]), hi = tn_value_as_double(&a[3]);
     int64_t n = tn_numel(t);
@@ -256,7 +267,9 @@ static PyObject *histc(tn_value *a, PyObject *out) {
         return PyErr_Format(PyExc_RuntimeError, "torch.histc: range of [%s, %s] is not finite", l, h);
     }
     if (!(lo < hi)) return PyErr_Format(PyExc_RuntimeError, "torch.histc: max must be larger than min");
-    if (dt == TN_DTYPE_BOOL) return tn_kernel_missing("linspace_cpu", dt);
+    if (dt == TN_DTYPE_BOOL || !tn_dtype_computable(dt)) return tn_kernel_missing("linspace_cpu", dt);
+    tn_value el = {.tag = TN_V_FLOAT, .u.f = lo}, eh = {.tag = TN_V_FLOAT, .u.f = hi};
+    if (tn_cr_check_scalar(&el, dt) < 0 || tn_cr_check_scalar(&eh, dt) < 0) return NULL;
     if (!fl) return tn_kernel_missing("histogram_cpu", dt);
     PyObject *x = tn_as_dtype(self, dt, true);
     if (!x) return NULL;

@@ -95,11 +95,20 @@ TN_BWD_HELPERS(double)
     static inline T tn__tanh_bwd_##T(T a, T b) {                                               \
         T bb = tn__cmul_##T(b, b);                                                             \
         return tn__cmul_##T(a, tn__conj_##T(MK((R)1 - creal(bb), -cimag(bb))));                 \
+    }                                                                                          \
+    /* silu: s = 1 / (1 + exp(-x)); dy * s * (1 + x * (1 - s)), left to right (upstream's scalar \
+     * complex kernel, measured within float rounding) */                                      \
+    static inline T tn__silu_bwd_##T(T dy, T x) {                                              \
+        T e = exp(MK(-creal(x), -cimag(x)));                                                   \
+        T s = tn__cdiv_##T(MK((R)1, 0), MK((R)1 + creal(e), cimag(e)));                        \
+        T xs = tn__cmul_##T(x, MK((R)1 - creal(s), -cimag(s)));                                \
+        return tn__cmul_##T(tn__cmul_##T(dy, s), MK((R)1 + creal(xs), cimag(xs)));             \
     }
 TN_BWD_CPLX(tn_c64_t, float, CMPLXF)
 TN_BWD_CPLX(tn_c128_t, double, CMPLX)
 #define BC_SIGMOID(g, x, T, P) tn__sig_bwd_##T(g, x)
 #define BC_TANH(g, x, T, P) tn__tanh_bwd_##T(g, x)
+#define BC_SILU(g, x, T, P) tn__silu_bwd_##T(g, x)
 
 /* ---- integer family: threshold only ---- */
 #define BI_THRESHOLD(g, x, T, P) ((x) <= (T)PP->i0 ? (T)0 : (g))
@@ -112,7 +121,7 @@ TN_BWD_CPLX(tn_c128_t, double, CMPLX)
 
 #define OPS_F(X) X(THRESHOLD) X(SIGMOID) X(TANH) X(SILU) X(GELU) X(GELU_TANH) X(HARDTANH) \
     X(LEAKY_RELU) X(ELU) X(HARDSIGMOID) X(HARDSWISH) X(SOFTPLUS) X(MISH)
-#define OPS_C(X) X(SIGMOID) X(TANH)
+#define OPS_C(X) X(SIGMOID) X(TANH) X(SILU)
 #define OPS_I(X) X(THRESHOLD)
 #define GEN_F(op) TN_FAM_F(INST_F, op)
 #define GEN_C(op) TN_FAM_C(INST_C, op)
