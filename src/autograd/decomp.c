@@ -42,20 +42,20 @@ static PyObject *matmul2(PyObject *t1, PyObject *t2);
 static PyObject *reshape_to(PyObject *x, PyObject *shape);
 
 /* linear(input, weight, bias), as upstream's: addmm(bias, input, weight.t()) for a 2-D input with
- * bias; any other contiguous input (1-D too) with a 1-D bias is flattened to 2-D first (reshape,
- * then weight.t(), addmm, and a view back); otherwise matmul(input, weight.t()) then add(bias),
- * out of place */
+ * bias; another input tn_linear_fused takes is flattened to 2-D first (reshape, then weight.t(),
+ * addmm, and a view back); otherwise matmul(input, weight.t()) then output.add_(bias) in place */
 static PyObject *d_linear(tn_value *a) {
     PyObject *x = a[0].u.obj, *w = a[1].u.obj, *b = a[2].tag == TN_V_TENSOR ? a[2].u.obj : NULL;
     const tn_tensor *xt = tn_tensor_of(x);
     PyObject *r = NULL;
-    if (b && xt->ndim == 2) {
+    bool fused = b && tn_linear_fused(xt, tn_tensor_of(b), false);
+    if (fused && xt->ndim == 2) {
         PyObject *wt = tn_at_t(w);
         r = wt ? tn_at_addmm(b, x, wt, TN_SDEF, TN_SDEF) : NULL;
         Py_XDECREF(wt);
         return r;
     }
-    if (b && xt->ndim != 2 && xt->ndim > 0 && tn_is_contiguous(xt) && tn_tensor_of(b)->ndim == 1) {
+    if (fused) {
         int64_t rows = 1, out[TN_MAX_DIMS];
         for (int i = 0; i < xt->ndim - 1; i++) { rows *= xt->sizes[i]; out[i] = xt->sizes[i]; }
         PyObject *shape = Py_BuildValue("(LL)", (long long)rows, (long long)xt->sizes[xt->ndim - 1]);
@@ -72,7 +72,11 @@ static PyObject *d_linear(tn_value *a) {
     r = wt ? tn_at_matmul(x, wt) : NULL;   /* through the door, as upstream's at::matmul */
     Py_XDECREF(wt);
     if (r && b) {
-        PyObject *s2 = tn_at_add_Tensor(r, b, TN_SDEF);
+        /* a 1-D input's product is our squeeze's view (upstream squeezes in place; our vmap has no
+         * squeeze_): an in-place add would rebase it, so a 0-d bias, the one that fits in place
+         * there, is added out of place (the same result, AddBackward0 as upstream's) */
+        bool inplace = !(xt->ndim == 1 && tn_tensor_of(b)->ndim == 0);
+        PyObject *s2 = inplace ? tn_at_add__Tensor(r, b, TN_SDEF) : tn_at_add_Tensor(r, b, TN_SDEF);
         Py_SETREF(r, s2);
     }
     return r;

@@ -20,6 +20,18 @@
 #define TN_T(v) tn_tensor_of((v).u.obj)            /* tn_tensor* of a TN_V_TENSOR value */
 static inline bool tn_is_none(const tn_value *v) { return v->tag == TN_V_NONE; }
 
+/* ---- linear ---- */
+/* Whether upstream's linear(input, weight, bias) computes addmm on the input folded to 2-D (the bias,
+ * as given, expanded to the (rows, out_features) result, which a non-2-D result views) rather than
+ * matmul, then output.add_(bias) in place: a 2-D input, or a contiguous one whose bias is 1-D, or
+ * 1-D once squeezed (measured: its dispatch trace, and bias shapes for 1-, 3- and 4-D inputs, contiguous or not,
+ * docs/breadth_more2.md "session 39"); linear.out (out_form) for a 2-D input only. */
+static inline bool tn_linear_fused(const tn_tensor *x, const tn_tensor *b, bool out_form) {
+    int squeezed = 0;
+    for (int i = 0; b && i < b->ndim; i++) squeezed += b->sizes[i] != 1;
+    return b && x->ndim >= 1 && (x->ndim == 2 || (!out_form && tn_is_contiguous(x) && (b->ndim == 1 || squeezed == 1)));
+}
+
 /* ---- dims ---- */
 /* Dimension `dim` of an ndim-dim tensor (0-dim counts as 1-dim), wrapped to [0, ndim); raises
  * upstream's IndexError. tn_wrap_dim_i gives an int. */

@@ -231,6 +231,14 @@ static PyObject *addmm_like(tn_value *args, tn_value *out, bool inplace, int nba
     }
     if (same_dtype("mat1", "mat2", x, y) < 0 || same_dtype("self", "mat2", TN_T(args[0]), y) < 0) return NULL;
     if (nbatch && tn_dtype_infos[x->dtype].kind == TN_KIND_FLOAT8) return tn_kernel_missing("baddbmm_with_gemm", x->dtype);
+    if (!nbatch && !inplace && !out && !tn_door_on_meta()) {
+        /* upstream's CPU kernel expands self to the product's (n, m) first: its errors (its meta
+         * function broadcasts instead; its out= form resizes out before) */
+        int64_t nm[2] = {x->sizes[0], y->sizes[1]};
+        PyObject *e = tn_at_expand(args[0].u.obj, TN_IN(nm, 2), false);
+        if (!e) return NULL;
+        Py_DECREF(e);
+    }
     cnum beta = cnum_of(&args[3]), alpha = cnum_of(&args[4]);
     if (!tn_dtype_is_complex(x->dtype)) beta.v[1] = alpha.v[1] = 0;
     PyObject *res = product(args[1].u.obj, args[2].u.obj, args[0].u.obj, beta, alpha, nbatch, nbatch);
@@ -406,15 +414,12 @@ static PyObject *vdot(tn_value *a, tn_value *out) {
 PyObject *tn_op_vdot(tn_value *a) { return vdot(a, NULL); }
 PyObject *tn_op_vdot_out(tn_value *a) { return vdot(a, &a[2]); }
 
-/* Upstream's linear with a bias computes addmm(bias, input folded to 2-D, weight.t()) for a 2-D
- * input, or a contiguous one that is 3-D or has a 1-D bias (linear.out: a 2-D input only), so
- * addmm's checks refuse the bias there (measured, docs/breadth_more2.md): its dtype against the
- * weight's, a 1-D weight (mat2 is weight.t()), then the bias expanded to the result's 2-D size. */
+/* addmm's checks where linear takes it (tn_linear_fused): the bias's dtype against the weight's, a
+ * 1-D weight (mat2 is weight.t()), then the bias expanded to the result's 2-D size */
 static int linear_addmm_checks(tn_value *a, bool out_form, PyObject *out) {
     tn_tensor *w = TN_T(a[1]), *x = TN_T(a[0]);
     tn_tensor *bt = a[2].tag == TN_V_TENSOR ? TN_T(a[2]) : NULL;
-    if (!bt || x->ndim < 1 ||
-        !(x->ndim == 2 || (!out_form && tn_is_contiguous(x) && (x->ndim == 3 || bt->ndim == 1))))
+    if (!tn_linear_fused(x, bt, out_form))
         return 0;
     if (bt->dtype != w->dtype) {
         PyErr_Format(PyExc_RuntimeError, "self and mat2 must have the same dtype, but got %s and %s",
@@ -495,26 +500,32 @@ PyObject *tn_op_linear(tn_value *a) {
     }
     PyObject *r = matmul(a[0].u.obj, wt);
     Py_DECREF(wt);
-    if (!r || a[2].tag != TN_V_TENSOR) return r;
+    if (!r || !bt) return r;
     tn_value l = {.tag = TN_V_TENSOR}, bv = a[2];
     l.u.obj = r;
-    PyObject *s = tn_binary(TN_BINARY_ADD, "add", &l, &bv, NULL, false, NULL);
+    bool fused = tn_linear_fused(x, bt, false);
+    if (!fused || x->ndim == 2 || w->ndim != 2) {
+        PyObject *s = tn_binary(TN_BINARY_ADD, "add", &l, &bv, NULL, !fused, NULL);
+        Py_DECREF(r);
+        return s;
+    }
+    /* addmm on the input folded to 2-D (the bias expanded to its (rows, N), checked above), returned
+     * as a view of that 2-D result (so ._base is set) */
+    tn_tensor *rt = tn_tensor_of(r);
+    int nd = rt->ndim;
+    int64_t sizes[TN_MAX_DIMS], strides[TN_MAX_DIMS], f[2] = {1, rt->sizes[nd - 1]}, fst[2];
+    memcpy(sizes, rt->sizes, (size_t)nd * sizeof *sizes);
+    tn_contiguous_strides(nd, sizes, strides);
+    for (int i = 0; i < nd - 1; i++) f[0] *= sizes[i];
+    tn_contiguous_strides(2, f, fst);
+    PyObject *r2 = tn_is_contiguous(rt) ? tn_tensor_new_view(r, 2, f, fst, rt->offset) : NULL;
     Py_DECREF(r);
-    /* upstream computes a 1-D or contiguous >= 3-D input with bias as addmm on the input folded to
-     * 2-D and returns a view of that 2-D result (so ._base is set) */
-    if (!s || w->ndim != 2 || !(x->ndim == 1 || (x->ndim >= 3 && tn_is_contiguous(x)))) return s;
-    tn_tensor *st = tn_tensor_of(s);
-    if (!tn_is_contiguous(st) || st->ndim < 1) return s;
-    int nd = st->ndim;
-    int64_t sizes[TN_MAX_DIMS], strides[TN_MAX_DIMS], n = st->sizes[nd - 1], rows = 1;
-    memcpy(sizes, st->sizes, (size_t)nd * sizeof *sizes);
-    memcpy(strides, st->strides, (size_t)nd * sizeof *strides);
-    for (int i = 0; i < nd - 1; i++) rows *= sizes[i];
-    st->ndim = 2;
-    st->sizes[0] = rows;
-    st->sizes[1] = n;
-    tn_contiguous_strides(2, st->sizes, st->strides);
-    PyObject *v = tn_tensor_new_view(s, nd, sizes, strides, st->offset);
+    if (!r2) return PyErr_Occurred() ? NULL : PyErr_Format(PyExc_SystemError, "linear: a non-contiguous product");
+    l.u.obj = r2;
+    PyObject *s = tn_binary(TN_BINARY_ADD, "add", &l, &bv, NULL, false, NULL);
+    Py_DECREF(r2);
+    if (!s) return NULL;
+    PyObject *v = tn_tensor_new_view(s, nd, sizes, strides, tn_tensor_of(s)->offset);
     Py_DECREF(s);
     return v;
 }

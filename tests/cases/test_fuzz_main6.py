@@ -7,6 +7,11 @@
   c10::SymInt keeps for symbolic values) before anything else; its message carries a build path,
   so the text after the last ': ' is compared. On meta, its meta function runs: no such
   refusal, and every dim wrapped (IndexError) before the shifts / dims length checks.
+- linear with a bias: upstream takes addmm (the bias expanded to the folded 2-D result, which the
+  result views) for a 2-D input or a contiguous one whose bias is 1-D or 1-D once squeezed; otherwise matmul, then output.add_(bias) in place (no broadcasting the output larger,
+  the output's dtype kept). Ours broadcast any bias out of place (a 1-D input with a (1, N) bias
+  gave (1, N), upstream (N,)). addmm's CPU kernel expands self to (n, m) first: its expand errors
+  (ours broadcast and named the output's shape).
 """
 from harness import cases
 
@@ -37,3 +42,34 @@ cases("fuzz_main6_roll", {
             "([1, 1], [2]), ([1], [-3]), ([1, 1], [0]), ([], [0]), ([1], [0, 1]))] + "
             "[err(lambda: torch.roll(torch.ones((), device='meta'), [1], [0]))]",
 }, setup=SETUP)
+
+LINEAR = SETUP + """
+W = torch.arange(6.).reshape(2, 3) / 4
+def lin(x, bs, dtype=torch.float32):
+    b = (torch.arange(float(torch.Size(bs).numel())).reshape(bs) * 10).to(dtype)
+    try:
+        r = torch.nn.functional.linear(x, W, b)
+    except Exception as e:
+        return (type(e).__name__, str(e))
+    return (r, r.dtype, r._base is not None)
+SHAPES = [(3,), (2,), (1, 2), (2, 1), (1, 1), (2, 2), (1, 1, 2), (1, 1, 1, 2), (2, 1, 1, 1), (), (1,), (3, 2)]
+"""
+
+cases("fuzz_main6_linear_bias", {
+    "x1": "[lin(torch.tensor([1., 2., 3.]), s) for s in SHAPES]",
+    "x1_strided": "[lin(torch.tensor([1., 0., 2., 0., 3., 0.])[::2], s) for s in SHAPES]",
+    "x2": "[lin(torch.arange(12.).reshape(4, 3), s) for s in SHAPES]",
+    "x3": "[lin(torch.arange(12.).reshape(2, 2, 3), s) for s in SHAPES]",
+    "x3_noncontig": "[lin(torch.arange(24.).reshape(2, 3, 4).transpose(1, 2), s) for s in SHAPES]",
+    "x4": "[lin(torch.arange(24.).reshape(2, 2, 2, 3), s) for s in SHAPES]",
+    "dtypes": "[lin(x, s, dt) for x in (torch.tensor([1., 2., 3.]), torch.arange(24.).reshape(2, 3, 4).transpose(1, 2)) "
+              "for s in ((2,), (1, 2), (1,)) for dt in (torch.float64, torch.int64, torch.complex64)]",
+    "x1_grad": "[lin(torch.tensor([1., 2., 3.], requires_grad=True), s) for s in SHAPES]",
+    "x3_noncontig_grad": "[lin(torch.arange(24.).reshape(2, 3, 4).transpose(1, 2).requires_grad_(), s) for s in SHAPES]",
+    "bias_grad": "[(lambda b: (lambda r: (r, r.grad_fn.name()) if isinstance(r, torch.Tensor) else r)(err(lambda: None) or "
+                 "torch.nn.functional.linear(torch.arange(24.).reshape(2, 3, 4).transpose(1, 2), W, b)))"
+                 "(torch.ones(s, requires_grad=True)) for s in ((2,), (1, 2), (1,), (4, 1, 2))]",
+    "addmm_expand": "[err(lambda: torch.addmm(torch.ones(s), torch.ones(1, 3, requires_grad=g), torch.ones(3, 2))) "
+                    "for s in ((2, 1), (1, 1, 2), (3,), (2, 2)) for g in (False, True)] + "
+                    "[torch.addmm(torch.ones(s), torch.ones(2, 3), torch.ones(3, 2)) for s in ((2,), (1, 2), (2, 1), (), (1,))]",
+}, setup=LINEAR, tol="float")
