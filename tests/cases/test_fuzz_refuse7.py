@@ -61,3 +61,19 @@ cases("fuzz_refuse7_sdpa_empty", {
                              "err(lambda: torch.nn.functional.scaled_dot_product_attention(z(2, 3), z(2, 3), z(2, 3), enable_gqa=True, dropout_p=0.5))]",
     "nonempty_unchanged": "[geo(sdpa(z(2, 3), z(4, 3), z(4, 5), **kw)) for kw in ({}, dict(is_causal=True), dict(attn_mask=z(2, 4)))]",
 }, setup=SETUP, tol="float")
+
+# replication / reflection_pad1d_backward: upstream checks only grad_output.size(dimw) (after, for
+# reflection, the padding against self's width) and reads the grad as a contiguous buffer of self's
+# leading sizes (garbage or a crash for a smaller grad: ours keeps refusing any other grad shape,
+# with upstream's exception type); the width check's wording comes first now; reflection then
+# reads self.size(ndim) once the padding has ndim pairs or more (an IndexError).
+cases("fuzz_refuse7_pad1d_backward_width_first", {
+    "width_checked_first": "[err(lambda: getattr(aten, op).default(z(*g), z(*s), p)) for op in ('replication_pad1d_backward', 'reflection_pad1d_backward') "
+                           "for g, s, p in (((2, 2, 5), (2, 3), [1, 1]), ((2, 3, 4), (1, 2, 1), [1, 1]), ((2, 2, 6), (1, 2, 3), [1, 1]), "
+                           "((2, 4), (2, 3), [3, 1]), ((2, 3), (1, 2, 1), [1, 1]), ((2, 7), (1, 2, 3), [1, 1]), ((5,), (2, 3), [1, 1]), "
+                           "((2, 4), (2, 3), [1, 1]))]",
+    "reflection_long_padding": "[err(lambda: aten.reflection_pad1d_backward.default(z(*s), z(*s), pv)) for s in ((2, 3), (1, 2, 3)) "
+                               "for n in range(2, 9) for pv in ([0] * n, [1] + [0] * (n - 1), [0] * 40)]",
+    "matching_shapes_unchanged": "[geo(getattr(aten, op).default(z(*g), z(*s), p)) for op in ('replication_pad1d_backward', 'reflection_pad1d_backward') "
+                                 "for g, s, p in (((2, 5), (2, 3), [1, 1]), ((1, 2, 6), (1, 2, 3), [2, 1]), ((2, 3), (2, 3), [0, 0]))]",
+}, setup=SETUP)
