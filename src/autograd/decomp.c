@@ -668,7 +668,7 @@ static PyObject *d_sdpa(tn_value *a) {
     const int64_t hq = gqa ? qt->sizes[qt->ndim - 3] : 1, hk = gqa ? kt->sizes[kt->ndim - 3] : 1,
                   hv = gqa ? vt->sizes[vt->ndim - 3] : 1;
     if (qt->ndim < 2 || kt->ndim < 2 || vt->ndim < 2 || kt->dtype != dt || vt->dtype != dt || (causal && has_mask) ||
-        (gqa && (!hk || !hv || hq % hk || hq % hv)) ||
+        (gqa && (!hk || !hv || hq % hk || hq % hv)) || (a[7].u.i && !gqa) /* a 2-d operand: size(-3) */ ||
         (has_mask && tn_tensor_of(a[3].u.obj)->dtype != TN_DTYPE_BOOL && tn_tensor_of(a[3].u.obj)->dtype != dt)) {
         PyObject *r = tn_door_below_autograd(TN_ROW_scaled_dot_product_attention, a);   /* its own errors */
         if (!r) return NULL;

@@ -280,9 +280,29 @@ static PyObject *pad_backward(tn_value *a, int k, bool reflect) {
     }
     /* the 1d forms read grad_output.size(dimw) (dimw: 2 for a 3-d self, else 1) for the width
      * check before anything else of grad's: IndexError for a grad of fewer dims (measured) */
+    if (k == 1 && !tn_door_on_meta() && xt->ndim <= 3) {   /* reflection: the padding against self's width first */
+        const int64_t w = xt->sizes[xt->ndim - 1], l = pv->u.ints.v[0], r = pv->u.ints.v[1];
+        if (reflect && (l >= w || r >= w)) return pad_too_big(l, r, xt->ndim - 1, xt);
+    }
     if (k == 1 && !tn_door_on_meta() && gt->ndim <= (xt->ndim == 3 ? 2 : 1)) {
         tn_size_read(gt, xt->ndim == 3 ? 2 : 1);
         return NULL;
+    }
+    /* then grad_output.size(dimw) against the padded width, whatever grad's other dims (measured:
+     * upstream checks no more of grad's shape; ours refuses the rest below) */
+    if (k == 1 && !tn_door_on_meta() && xt->ndim <= 3) {
+        const int64_t want = xt->sizes[xt->ndim - 1] + pv->u.ints.v[0] + pv->u.ints.v[1], got = gt->sizes[xt->ndim - 1];
+        if (got != want) {
+            if (reflect) PyErr_Format(PyExc_RuntimeError, "grad_output width unexpected. Expected: %lld, Got: %lld", (long long)want, (long long)got);
+            else PyErr_Format(PyExc_RuntimeError, "gradOutput width unexpected. Expected: %lld Got: %lld", (long long)want, (long long)got);
+            return NULL;
+        }
+        /* reflection then reads self.size(ndim) once the padding has ndim pairs or more (measured:
+         * [0] * 4 for a 2-d self, [0] * 6 for a 3-d one) */
+        if (reflect && pv->u.ints.n / 2 >= xt->ndim) {
+            tn_size_read(xt, xt->ndim);
+            return NULL;
+        }
     }
     if (xt->ndim > k + 2 || gt->ndim != xt->ndim) {
         PyErr_Format(PyExc_RuntimeError, "%s: expected grad_output of %d dims like self, got %d", kname, xt->ndim, gt->ndim);

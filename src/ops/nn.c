@@ -480,7 +480,13 @@ static PyObject *attention(PyObject *qo, PyObject *ko, PyObject *vo, const tn_va
                          "query.dim: %d key.dim: %d and value.dim: %d instead.", q->ndim, k->ndim, v->ndim);
             return NULL;
         }
-        if (gqa && q->ndim >= 3 && k->ndim >= 3 && v->ndim >= 3) {
+        if (gqa && (q->ndim < 3 || k->ndim < 3 || v->ndim < 3)) {   /* upstream reads size(-3) of each (measured) */
+            const tn_tensor *t2 = q->ndim < 3 ? q : k->ndim < 3 ? k : v;
+            PyErr_Format(PyExc_IndexError, "Dimension out of range (expected to be in range of [%d, %d], but got -3)", -t2->ndim,
+                         t2->ndim - 1);
+            return NULL;
+        }
+        if (gqa) {
             int64_t hq = q->sizes[q->ndim - 3], hk = k->sizes[k->ndim - 3], hv = v->sizes[v->ndim - 3];
             if (!hk || !hv || hq % hk || hq % hv) {   /* upstream's message ends so */
                 PyErr_SetString(PyExc_RuntimeError, "Number of heads in key and value must divide the number of heads in ");
@@ -522,6 +528,8 @@ static PyObject *attention(PyObject *qo, PyObject *ko, PyObject *vo, const tn_va
     }
     tn_dtype dt = q->dtype, ct = tn_nn_compute(dt);
     double scale = scalev && scalev->tag == TN_V_FLOAT ? scalev->u.f : 1.0 / sqrt((double)E);
+    if (E == 0) scale = 0.0;   /* empty dot products are 0 whatever the scale (upstream's inf / nan scale
+                                * multiplies empty operands): the scores are 0 before the mask */
 
     PyObject *qc = NULL, *kc = NULL, *vc = NULL, *mc = NULL, *out = NULL, *lse = NULL, *res = NULL;
     void *scratch = NULL; /* the kernel's: S doubles (reference) or tn_attention_f32_scratch bytes */
@@ -739,6 +747,29 @@ int tn_sdpa_choice(const tn_value *a) {
 PyObject *tn_op_scaled_dot_product_attention(tn_value *a) {
     int choice = tn_sdpa_choice(a);
     if (choice < 0) return NULL;
+    {   /* empty inputs (docs/breadth_more2.md "seventh pass", measured): after validate_sdpa_input, a
+         * query of no rows or a value of no columns gives an empty result and an empty value zeros,
+         * query.shape[:-1] + [value.size(-1)], contiguous, in query's dtype, before any shape check
+         * of key, value or the mask, before enable_gqa's checks and the causal-with-mask refusal. Not under autograd
+         * (upstream's result then has a grad_fn ours does not model): the ops below decide. */
+        const tn_tensor *q = TN_T(a[0]), *v = TN_T(a[2]);
+        if (q->ndim >= 2 && v->ndim >= 1 &&
+            (q->sizes[q->ndim - 2] == 0 || v->sizes[v->ndim - 1] == 0 || tn_numel(v) == 0) &&
+            !tn_requires_grad(a[0].u.obj) && !tn_requires_grad(a[1].u.obj) && !tn_requires_grad(a[2].u.obj) &&
+            !(a[3].tag == TN_V_TENSOR && tn_requires_grad(a[3].u.obj))) {
+            PyObject *ok = attention(a[0].u.obj, a[1].u.obj, a[2].u.obj, &a[3], a[4].u.f, false, &a[6], false /* gqa: its
+                                     checks come after */, false, true);
+            if (!ok) return NULL;
+            Py_DECREF(ok);
+            int64_t sz[TN_MAX_DIMS];
+            memcpy(sz, q->sizes, sizeof(int64_t) * (size_t)q->ndim);
+            sz[q->ndim - 1] = v->sizes[v->ndim - 1];
+            PyObject *r = tn_tensor_new_empty(q->ndim, sz, q->dtype, q->storage->device);
+            if (r && q->storage->device == TN_DEVICE_CPU && tn_numel(tn_tensor_of(r)))
+                memset(tn_data(tn_tensor_of(r)), 0, (size_t)(tn_numel(tn_tensor_of(r)) * tn_dtype_itemsize(q->dtype)));
+            return r;
+        }
+    }
     if (choice == TN_SDP_MATH && a[3].tag == TN_V_TENSOR && nn_bool(&a[5])) {   /* the math function's check, */
         PyObject *ok = attention(a[0].u.obj, a[1].u.obj, a[2].u.obj, &a[3], a[4].u.f, true, &a[6], nn_bool(&a[7]), false,
                                  true);   /* after validate_sdpa_input's */
