@@ -288,14 +288,24 @@ static PyObject *vector_norm(tn_value *selfv, const tn_value *ordv, const tn_val
     PyObject *self = selfv->u.obj;
     tn_tensor *t = tn_tensor_of(self);
     if (!float_or_complex(t->dtype)) {
-        PyErr_Format(PyExc_RuntimeError, "linalg.vector_norm: Expected a floating point or complex tensor as input. Got %s",
-                     tn_dtype_cpp_name(t->dtype));
+        /* on meta upstream's Python reference names the dtype as Python prints it (measured) */
+        if (tn_door_on_meta())
+            PyErr_Format(PyExc_RuntimeError, "linalg.vector_norm: Expected a floating point or complex tensor as input. "
+                         "Got torch.%s", tn_dtype_infos[t->dtype].name);
+        else
+            PyErr_Format(PyExc_RuntimeError, "linalg.vector_norm: Expected a floating point or complex tensor as input. Got %s",
+                         tn_dtype_cpp_name(t->dtype));
         return NULL;
     }
     double p = 2.0;
     if (ordv && ordv->tag != TN_V_NONE) {
         if (ordv->tag == TN_V_COMPLEX) {
-            PyErr_SetString(PyExc_RuntimeError, "linalg.vector_norm: Expected a non-complex scalar as the order of norm.");
+            /* on meta upstream's Python reference compares the order with 0.0 first (measured; a
+             * meta input with a CPU out= is a RuntimeError upstream: a cross-device copy) */
+            if (tn_door_on_meta() && (!out || tn_door_arg_device(out) == TN_DEVICE_META))
+                PyErr_SetString(PyExc_TypeError, "'<' not supported between instances of 'complex' and 'float'");
+            else
+                PyErr_SetString(PyExc_RuntimeError, "linalg.vector_norm: Expected a non-complex scalar as the order of norm.");
             return NULL;
         }
         p = ordv->tag == TN_V_FLOAT ? ordv->u.f : (double)ordv->u.i;
@@ -313,9 +323,10 @@ static PyObject *vector_norm(tn_value *selfv, const tn_value *ordv, const tn_val
                          tn_dtype_cpp_name(t->dtype), tn_dtype_cpp_name(dtype));
         return NULL;
     }
-    uint64_t mask;
-    bool given;
-    if (norm_dims(t, dimv, &mask, &given) < 0) return NULL;
+    /* upstream's order (measured): the empty-tensor identity check, then the dtype checks, then the
+     * dims wrapped into a mask (a complex input with a real dtype and a dim out of range is the dtype's
+     * RuntimeError, not the dim's IndexError) */
+    bool given = dimv && (dimv->tag == TN_V_INT || (dimv->tag == TN_V_INTLIST && dimv->u.ints.n > 0));
     if (tn_numel(t) == 0 && (p < 0.0 || p == INFINITY)) {
         char os[64];
         if (ordv && ordv->tag != TN_V_NONE) ord_str(os, sizeof os, ordv);
@@ -356,6 +367,8 @@ static PyObject *vector_norm(tn_value *selfv, const tn_value *ordv, const tn_val
             return NULL;
         }
     }
+    uint64_t mask;
+    if (norm_dims(t, dimv, &mask, &given) < 0) return NULL;
     tn_dtype cdt = dtype != TN_DTYPE_UNDEFINED ? dtype : t->dtype;   /* compute (input) dtype */
     tn_dtype od = to_real(cdt);
     if (want_dtype != TN_DTYPE_UNDEFINED && want_dtype != od) {

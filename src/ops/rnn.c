@@ -650,6 +650,9 @@ PyObject *tn_op__pack_padded_sequence(tn_value *a) {
     PyObject *in = a[0].u.obj, *lengths = a[1].u.obj;
     bool bf = ARGB(2);
     if (check_long(lengths) < 0) return NULL;
+    /* upstream refuses an empty input before it transposes it or reads the batch size (measured: a
+     * 1-d empty input, batch_first or not) */
+    if (tn_numel(tn_tensor_of(in)) == 0) { PyErr_SetString(PyExc_RuntimeError, "Cannot pack empty tensors."); return NULL; }
     PyObject *input = bf ? tn_at_transpose_int(in, 0LL, 1LL) : Py_NewRef(in);
     if (!input) return NULL;
     const tn_tensor *it = tn_tensor_of(input);
@@ -663,7 +666,6 @@ PyObject *tn_op__pack_padded_sequence(tn_value *a) {
         goto done;
     }
     int64_t B = it->sizes[1];
-    if (tn_numel(it) == 0) { PyErr_SetString(PyExc_RuntimeError, "Cannot pack empty tensors."); goto done; }
     if (n != B) {
         PyErr_Format(PyExc_RuntimeError, "Expected `len(lengths)` to be equal to batch_size, but got %lld (batch_size=%lld)",
                      (long long)n, (long long)B);
