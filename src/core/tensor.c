@@ -134,11 +134,13 @@ static void big_give(char *p, size_t nbytes) {
 
 _Thread_local bool tn_tls_inference_mode;
 _Thread_local bool tn_tls_untracked_views;
+uint64_t tn_storage_serial = 1;
 
 static inline __attribute__((always_inline)) tn_storage *storage_new(size_t nbytes, tn_device_type device, bool zeroed) {
     tn_storage *s = calloc(1, sizeof *s);
     if (!s) return NULL;
     s->refcnt = 1;
+    s->serial = __atomic_fetch_add(&tn_storage_serial, 1, __ATOMIC_RELAXED);
     s->inference = tn_tls_inference_mode;
     s->resizable = true;
     s->device = device;
@@ -162,6 +164,7 @@ tn_storage *tn_storage_wrap(char *data, size_t nbytes,
     tn_storage *s = calloc(1, sizeof *s);
     if (!s) return NULL;
     s->refcnt = 1;
+    s->serial = __atomic_fetch_add(&tn_storage_serial, 1, __ATOMIC_RELAXED);
     s->data = data;
     s->nbytes = nbytes;
     s->release = release;

@@ -51,7 +51,13 @@ typedef struct tn_storage {
      * data_ptr() of its tensors and of the storage warns / raises, as upstream's StorageImpl
      * (FakeTensorMode marks its fake tensors' storage; docs/custom_ops.md) */
     uint8_t data_ptr_guard;
+    /* the order storages were made in (tn_storage_serial's value then): torchnative.graphs tells
+     * a tensor that existed before a capture began from one made while it runs (dispatch/graph.c) */
+    uint64_t serial;
 } tn_storage;
+
+/* the serial the next storage gets (read and bumped atomically) */
+extern uint64_t tn_storage_serial;
 
 /* inference mode, thread-local (set by autograd/grad_mode.c's guard): storage made while it is on
  * is inference storage */

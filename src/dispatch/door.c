@@ -18,6 +18,7 @@
 #include "autograd/forward.h"
 #include "dispatch/autocast.h"
 #include "dispatch/functorch.h"
+#include "dispatch/graph.h"
 #include "dispatch/modes.h"
 #include "dispatch/subclass.h"
 #include "dispatch/args.h"
@@ -1117,6 +1118,7 @@ static PyObject *profiled_call(int op, tn_value *args) {
  * profiler session is on, the call is recorded around all of them (profiled_call, which comes
  * back here with prof_recorded set): the one branch on tn_prof_on when no session is on. */
 PyObject *tn_door_call(int op, tn_value *args) {
+    if (__builtin_expect(tn_graph_on, 0) && tn_graph_wants(op)) return tn_graph_call(op, args);
     if (__builtin_expect(tn_prof_on, 0)) {
         if (!prof_recorded) return profiled_call(op, args);
         prof_recorded = false;

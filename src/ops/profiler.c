@@ -11,6 +11,7 @@
  * tn_extra_op_fn for them instead of refusing. */
 #include "ops/common.h"
 #include "ops/quant.h"
+#include "dispatch/graph.h"
 #include "ops/qlinear.h"
 
 #include "core/profiler.h"
@@ -103,6 +104,13 @@ static const struct { const char *name, *overload; tn_op_fn fn; } extra_ops[] = 
     {"torchnative::dequantize", "", tn_op_torchnative_dequantize},
     {"torchnative::quant_linear", "", tn_op_torchnative_quant_linear},
     {"torchnative::quant_isa", "", tn_op_torchnative_quant_isa},
+    /* torchnative.graphs (dispatch/graph.c) */
+    {"torchnative::graph_capture_begin", "", tn_op_torchnative_graph_capture_begin},
+    {"torchnative::graph_capture_end", "", tn_op_torchnative_graph_capture_end},
+    {"torchnative::graph_capture_abort", "", tn_op_torchnative_graph_capture_abort},
+    {"torchnative::graph_replay", "", tn_op_torchnative_graph_replay},
+    {"torchnative::graph_release", "", tn_op_torchnative_graph_release},
+    {"torchnative::graph_size", "", tn_op_torchnative_graph_size},
 };
 
 tn_op_fn tn_extra_op_fn(const char *name, const char *overload) {

@@ -19,6 +19,7 @@
 #include "dispatch/door.h"
 #include "dispatch/args.h"
 #include "dispatch/modes.h"
+#include "dispatch/graph.h"
 #include "core/profiler.h"
 #include "dispatch/subclass.h"
 #include "python/common.h"
@@ -732,7 +733,15 @@ static PyObject *tolist_rec(const tn_tensor *t, int dim, const char *p) {
     return l;
 }
 
+/* a read of a tensor's values a graph capture cannot record (dispatch/graph.c) */
+static bool graph_refuses(const char *what) {
+    if (!tn_graph_on || !tn_graph_capturing()) return false;
+    PyErr_Format(PyExc_RuntimeError, "torchnative.graphs: %s reads a tensor's values outside the operators a capture records", what);
+    return true;
+}
+
 static PyObject *m_tolist(PyObject *self, PyObject *unused) {
+    if (graph_refuses("tolist()")) return NULL;
     if (((tn_tensor_obj *)self)->nested)   /* upstream's NestedTensorImpl has no strides */
         return PyErr_Format(PyExc_RuntimeError, "Internal error: NestedTensorImpl doesn't support strides. Please file an issue.");
     if (((tn_tensor_obj *)self)->sparse)
@@ -766,7 +775,8 @@ static PyObject *m_tolist(PyObject *self, PyObject *unused) {
 /* Whether a conversion to a Python number is seen: by a subclass with __torch_dispatch__, a dispatch
  * mode or the profiler; then it goes through the door as upstream's (item, or is_nonzero for bool) */
 static bool observed(PyObject *self) {
-    return tn_has_torch_dispatch(self) || (tn_dispatch_mode_len() > 0 && !tn_dispatch_modes_disabled()) || tn_prof_on;
+    return tn_has_torch_dispatch(self) || (tn_dispatch_mode_len() > 0 && !tn_dispatch_modes_disabled()) || tn_prof_on ||
+           (tn_graph_on && tn_graph_capturing());   /* torchnative.graphs records the read (dispatch/graph.c) */
 }
 
 /* A 1-element tensor's value; ValueError (or RuntimeError for bool) otherwise. */
@@ -938,6 +948,7 @@ static PyObject *m_numpy(PyObject *self, PyObject *args, PyObject *kw) {
     static char *kws[] = {"force", NULL};
     int force = 0;
     if (!PyArg_ParseTupleAndKeywords(args, kw, "|$p:numpy", kws, &force)) return NULL;
+    if (graph_refuses("numpy()")) return NULL;
     if (((tn_tensor_obj *)self)->sparse) {
         static const char *const names[] = {"Sparse", "SparseCsr", "SparseCsc", "SparseBsr", "SparseBsc"};
         return PyErr_Format(PyExc_TypeError, "can't convert %s layout tensor to numpy. Use Tensor.to_dense() first.",
