@@ -16,7 +16,11 @@ llama.cpp, torchnative, llama.cpp, ... over the rounds; each figure is the media
     warm-up; repeated while fewer than 5 runs and under 2 s, median;
   - decode tokens/s: after the last 128-token prefill, one untimed greedy step, then N greedy
     single-token steps (argmax of the last logits fed back), tokens/s = N / their total time; also
-    from process CPU time (which a loaded host's descheduling does not inflate).
+    from process CPU time (which a loaded host's descheduling does not inflate). torchnative's
+    decode twice: eagerly (transformers' forward with its DynamicCache, every step through Python),
+    and "graph": the prompt prefilled into a transformers StaticCache, the first step captured by
+    torchnative.graphs (untimed, as the eager first step) and the N others replayed (docs/graphs.md);
+    both against the same llama.cpp decode figure.
 The prompt is the same 128 token ids on both sides (an English text tokenised by llama.cpp from
 the file's vocabulary, repeated to 128 tokens). The greedy tokens of both sides are printed as an
 agreement count (the two compute the same model with different float orders, so a late
@@ -113,6 +117,28 @@ with torch.no_grad():
         o = m(torch.tensor([[tok]]), cache=cache, use_cache=True, logits_to_keep=1)
         return int(o.logits[0, -1].argmax())
     decode_loop(step, int(state["o"].logits[0, -1].argmax()))
+    # the same decode by graph replay (torchnative.graphs) over transformers' StaticCache: the
+    # first step is captured (untimed, as the first step above), the others replayed
+    from transformers import StaticCache
+    import torchnative.graphs as G
+    eager = {k: out.pop(k) for k in ("decode_tok_s", "decode_cpu_tok_s", "tokens")}
+    cache = StaticCache(config=m.config, max_cache_len=len(ids) + n + 2)
+    o = m(x, cache_position=torch.arange(len(ids)), past_key_values=cache, use_cache=True, logits_to_keep=1)
+    def forward(tok, pos):
+        return m(input_ids=tok, cache_position=pos, past_key_values=cache, use_cache=True, logits_to_keep=1).logits
+    graph = {}
+    def gstep(tok):
+        t, pos = torch.tensor([[tok]]), torch.tensor([len(ids) + graph.setdefault("i", 0)])
+        graph["i"] += 1
+        if "g" not in graph:
+            graph["g"], l = G.capture(forward, t, pos)
+        else:
+            l = graph["g"](t, pos)
+        return int(l[0, -1].argmax())
+    decode_loop(gstep, int(o.logits[0, -1].argmax()))
+    out["decode_graph_tok_s"], out["decode_graph_cpu_tok_s"], out["tokens_graph"] = (
+        out.pop("decode_tok_s"), out.pop("decode_cpu_tok_s"), out.pop("tokens"))
+    out.update(eager)
 out["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 out["quant_isa"] = torch.ops.torchnative.quant_isa()
 print(json.dumps(out))
@@ -235,9 +261,11 @@ def main():
                                      ("prefill_128_cpu", "prefill 128, CPU time (ms)", False),
                                      ("decode_tok_s", "decode (tokens/s)", True),
                                      ("decode_cpu_tok_s", "decode, CPU time (tokens/s)", True),
+                                     ("decode_graph_tok_s", "decode, graph (tokens/s)", True),
+                                     ("decode_graph_cpu_tok_s", "decode, graph, CPU (tok/s)", True),
                                      ("peak_rss_mb", "peak RSS (MB)", False),
                                      ("load_s", "load (s)", False)):
-                a, b = med(ours, k), med(ref, k)
+                a, b = med(ours, k), med(ref, k.replace("_graph", ""))
                 if a is None or b is None:
                     continue
                 scale = 1000.0 if k.startswith("prefill") else 1.0
@@ -251,6 +279,11 @@ def main():
                 same = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), len(a))
                 print("%-5s %3d  %-28s %d of %d" % (f, t, "greedy tokens equal before", same, len(a)))
                 row["greedy_prefix_equal"] = same
+                g = ours[0].get("tokens_graph")
+                if g:
+                    same = next((i for i, (x, y) in enumerate(zip(g, b)) if x != y), len(g))
+                    print("%-5s %3d  %-28s %d of %d" % (f, t, "graph: tokens equal before", same, len(g)))
+                    row["graph_greedy_prefix_equal"] = same
             table.append(row)
     print("(ratio: torchnative's speed / llama.cpp's — prefill time and RSS inverted — so > 1 means torchnative "
           "is faster or smaller; medians over rounds)")
