@@ -19,8 +19,9 @@ llama.cpp, torchnative, llama.cpp, ... over the rounds; each figure is the media
     from process CPU time (which a loaded host's descheduling does not inflate). torchnative's
     decode twice: eagerly (transformers' forward with its DynamicCache, every step through Python),
     and "graph": the prompt prefilled into a transformers StaticCache, the first step captured by
-    torchnative.graphs (untimed, as the eager first step) and the N others replayed (docs/graphs.md);
-    both against the same llama.cpp decode figure.
+    torchnative.graphs (untimed, as the eager first step) and the N others replayed, with
+    transformers' TRANSFORMERS_SDPA_FORCE_GQA=1 (docs/graphs.md: then its logits are the eager
+    decode's bit for bit); both against the same llama.cpp decode figure.
 The prompt is the same 128 token ids on both sides (an English text tokenised by llama.cpp from
 the file's vocabulary, repeated to 128 tokens). The greedy tokens of both sides are printed as an
 agreement count (the two compute the same model with different float orders, so a late
@@ -121,6 +122,10 @@ with torch.no_grad():
     # first step is captured (untimed, as the first step above), the others replayed
     from transformers import StaticCache
     import torchnative.graphs as G
+    # transformers' own switch: grouped-query heads go to sdpa with enable_gqa also when a mask is
+    # given (by default only without one, for CUDA kernels' sake; the StaticCache decode has a
+    # mask): no K/V repeated per head, and the same products as the DynamicCache decode's
+    os.environ["TRANSFORMERS_SDPA_FORCE_GQA"] = "1"
     eager = {k: out.pop(k) for k in ("decode_tok_s", "decode_cpu_tok_s", "tokens")}
     cache = StaticCache(config=m.config, max_cache_len=len(ids) + n + 2)
     o = m(x, cache_position=torch.arange(len(ids)), past_key_values=cache, use_cache=True, logits_to_keep=1)
