@@ -45,7 +45,6 @@ typedef struct {
 } rec;
 
 typedef struct {
-    bool used;
     rec *calls;
     int n, cap;
     int nslots;
@@ -62,7 +61,7 @@ typedef struct {
     uint64_t serial0;
 } graph;
 
-static graph *graphs;
+static graph **graphs;   /* by handle; NULL: free */
 static int ngraphs;
 static _Thread_local graph *cap;     /* the capture open on this thread */
 static _Thread_local int cap_depth;  /* > 0 inside a recorded call */
@@ -87,12 +86,18 @@ static void rec_release(rec *r) {
     free(r->args), free(r->slot), free(r->elt), free(r->rslot), free(r->rval);
 }
 
-static void graph_release(graph *g) {
+static void graph_clear(graph *g) {
     for (int i = 0; i < g->n; i++) rec_release(&g->calls[i]);
     for (int i = 0; i < g->nconst; i++) { Py_XDECREF(g->consts[i]); Py_XDECREF(g->snaps[i]); }
     Py_CLEAR(g->ids); Py_CLEAR(g->stor); Py_CLEAR(g->keep);
     free(g->calls), free(g->in_slot), free(g->out_slot), free(g->in_geom), free(g->consts), free(g->snaps);
-    memset(g, 0, sizeof *g);
+}
+
+static void graph_release(graph *g) {
+    for (int h = 0; h < ngraphs; h++)
+        if (graphs[h] == g) graphs[h] = NULL;
+    graph_clear(g);
+    free(g);
 }
 
 static PyObject *key_of(const void *p) { return PyLong_FromVoidPtr((void *)p); }
@@ -159,15 +164,20 @@ static int copy_value(graph *g, const tn_value *v, tn_value *o, int *slot, int *
         o->u.obj = s >= 0 ? NULL : Py_NewRef(held);
         return 0;
     }
-    case TN_V_TENSORLIST: {
+    case TN_V_TENSORLIST: {   /* a tuple of the elements passed as is, None where a slot's goes */
         Py_ssize_t n = PyTuple_Size(v->u.obj);
-        if (n < 0 || !(*elt = malloc((size_t)(n ? n : 1) * sizeof **elt))) { o->tag = TN_V_NONE; return -1; }
+        o->tag = TN_V_NONE;
+        PyObject *t = n < 0 ? NULL : PyTuple_New(n);
+        if (!t) return -1;
+        if (!(*elt = malloc((size_t)(n ? n : 1) * sizeof **elt))) { Py_DECREF(t); PyErr_NoMemory(); return -1; }
         for (Py_ssize_t i = 0; i < n; i++) {
             PyObject *e = PyTuple_GetItem(v->u.obj, i), *held = NULL;
-            (*elt)[i] = -1;
-            if (e && tn_py_is_tensor(e) && ((*elt)[i] = tensor_arg(g, e, false, &held)) == -2) { o->tag = TN_V_NONE; return -1; }
+            int s = e && tn_py_is_tensor(e) ? tensor_arg(g, e, false, &held) : -1;
+            if (s == -2) { Py_DECREF(t); return -1; }
+            (*elt)[i] = s;
+            PyTuple_SetItem(t, i, Py_NewRef(s >= 0 ? Py_None : e));
         }
-        Py_INCREF(v->u.obj);   /* the elements without a slot are taken from it */
+        o->tag = TN_V_TENSORLIST, o->u.obj = t;
         return 0;
     }
     case TN_V_INTLIST: case TN_V_BOOLLIST: {
@@ -258,11 +268,11 @@ PyObject *tn_graph_call(int op, tn_value *args) {
 /* ---- the operators ---- */
 
 static graph *graph_at(int64_t h) {
-    if (h < 0 || h >= ngraphs || !graphs[h].used || graphs[h].ids) {
+    if (h < 0 || h >= ngraphs || !graphs[h] || graphs[h]->ids) {
         PyErr_Format(PyExc_RuntimeError, "torchnative.graphs: no captured graph %lld", (long long)h);
         return NULL;
     }
-    return &graphs[h];
+    return graphs[h];
 }
 
 /* torchnative::graph_capture_begin(Tensor[] inputs) -> int: opens a capture on this thread; the
@@ -274,15 +284,16 @@ PyObject *tn_op_torchnative_graph_capture_begin(tn_value *args) {
     if (tn_prof_on || (tn_dispatch_mode_len() > 0 && !tn_dispatch_modes_disabled()))
         return PyErr_Format(PyExc_RuntimeError, "torchnative.graphs: capture under a profiler or a dispatch mode is not supported");
     int h = 0;
-    while (h < ngraphs && graphs[h].used) h++;
+    while (h < ngraphs && graphs[h]) h++;
     if (h == ngraphs) {
-        graph *a = realloc(graphs, (size_t)(ngraphs + 4) * sizeof *a);
+        graph **a = realloc(graphs, (size_t)(ngraphs + 4) * sizeof *a);
         if (!a) return PyErr_NoMemory();
         memset(a + ngraphs, 0, 4 * sizeof *a);
         graphs = a, ngraphs += 4;
     }
-    graph *g = &graphs[h];
-    g->used = true;
+    graph *g = calloc(1, sizeof *g);
+    if (!g) return PyErr_NoMemory();
+    graphs[h] = g;
     PyObject *in = args[0].u.obj;
     Py_ssize_t n = PyTuple_Size(in);
     g->ids = PyDict_New(), g->stor = PySet_New(NULL), g->keep = PyList_New(0);
@@ -340,7 +351,9 @@ PyObject *tn_op_torchnative_graph_capture_end(tn_value *args) {
     }
     g->nout = (int)n;
     Py_CLEAR(g->ids); Py_CLEAR(g->stor); Py_CLEAR(g->keep);   /* the capture's results are let go */
-    return PyLong_FromLong((long)(g - graphs));
+    for (int h = 0; h < ngraphs; h++)
+        if (graphs[h] == g) return PyLong_FromLong(h);
+    return PyLong_FromLong(-1);   /* not reached: begin gave it a handle */
 fail:
     graph_release(g);
     return NULL;
