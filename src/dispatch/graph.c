@@ -42,6 +42,7 @@ typedef struct {
     int nres;         /* 0: one result; else the length of the result tuple / list */
     int *rslot;       /* per result (one when single): the slot it fills, or -1 */
     PyObject **rval;  /* per result without a slot: the value it must have again (held) */
+    int *dead, ndead; /* the slots no later call reads and no output is: released after this call */
 } rec;
 
 typedef struct {
@@ -83,7 +84,7 @@ static void rec_release(rec *r) {
     }
     int nr = r->nres ? r->nres : 1;
     for (int i = 0; r->rval && i < nr; i++) Py_XDECREF(r->rval[i]);
-    free(r->args), free(r->slot), free(r->elt), free(r->rslot), free(r->rval);
+    free(r->args), free(r->slot), free(r->elt), free(r->rslot), free(r->rval), free(r->dead);
 }
 
 static void graph_clear(graph *g) {
@@ -329,6 +330,36 @@ static void capture_close(void) {
     tn_graph_on--;
 }
 
+/* Each slot's last reader (or its maker, when nothing reads it) releases it at replay, unless it is
+ * an output: a replay keeps only what later calls need alive (memory, and young objects for
+ * Python's garbage collector). */
+static int plan_releases(graph *g) {
+    int *last = malloc((size_t)(g->nslots ? g->nslots : 1) * sizeof *last);
+    if (!last) { PyErr_NoMemory(); return -1; }
+    for (int s = 0; s < g->nslots; s++) last[s] = -1;
+    for (int i = 0; i < g->n; i++) {
+        const rec *r = &g->calls[i];
+        for (int a = 0; a < r->nargs; a++) {
+            if (r->slot[a] >= 0) last[r->slot[a]] = i;
+            if (r->elt && r->elt[a])
+                for (Py_ssize_t k = 0; k < PyTuple_Size(r->args[a].u.obj); k++)
+                    if (r->elt[a][k] >= 0) last[r->elt[a][k]] = i;
+        }
+        for (int k = 0; k < (r->nres ? r->nres : 1); k++)
+            if (r->rslot[k] >= 0 && last[r->rslot[k]] < i) last[r->rslot[k]] = i;
+    }
+    for (int i = 0; i < g->nout; i++) last[g->out_slot[i]] = -1;   /* outputs live to the end */
+    for (int s = 0; s < g->nslots; s++) {
+        if (last[s] < 0) continue;
+        rec *r = &g->calls[last[s]];
+        int *d = realloc(r->dead, (size_t)(r->ndead + 1) * sizeof *d);
+        if (!d) { free(last); PyErr_NoMemory(); return -1; }
+        r->dead = d, r->dead[r->ndead++] = s;
+    }
+    free(last);
+    return 0;
+}
+
 /* torchnative::graph_capture_end(Tensor[] outputs) -> int: closes this thread's capture; the
  * outputs (results of recorded calls or inputs) are what a replay returns. The graph's handle. */
 PyObject *tn_op_torchnative_graph_capture_end(tn_value *args) {
@@ -350,6 +381,7 @@ PyObject *tn_op_torchnative_graph_capture_end(tn_value *args) {
         g->out_slot[i] = (int)PyLong_AsLong(s);
     }
     g->nout = (int)n;
+    if (plan_releases(g) < 0) goto fail;
     Py_CLEAR(g->ids); Py_CLEAR(g->stor); Py_CLEAR(g->keep);   /* the capture's results are let go */
     for (int h = 0; h < ngraphs; h++)
         if (graphs[h] == g) return PyLong_FromLong(h);
@@ -488,6 +520,7 @@ PyObject *tn_op_torchnative_graph_replay(tn_value *args) {
                 Py_XDECREF(e);
             }
         Py_DECREF(res);
+        for (int k = 0; k < r->ndead; k++) Py_CLEAR(vals[r->dead[k]]);
     }
     tn_grad_mode_set(grad);
     tn_tls_inference_mode = inf;
