@@ -53,9 +53,10 @@ def asan_streams():
     """tests/cases split case by case (TN_SHARD, tests/conftest.py): stream i keeps every second
     golden case from the i-th, so both get as many cases of each file and about the same work
     (split by whole files, one stream took 294 s and the other 167 s in CI); the gloo frame fuzzer
-    in one, the GGUF fuzzer in the other (in CI under ASan: gloo 18 s, GGUF 52 s)."""
+    in one, the GGUF fuzzer in the other (in CI under ASan: gloo 18 s, GGUF 52 s); torchnative.graphs'
+    replays (reference counts of recorded arguments) beside the gloo fuzzer (75 s on a loaded host)."""
     return {"asan-a": (["cases", "test_gguf_fuzz.py"], "0/2"),
-            "asan-b": (["cases", "test_gloo_fuzz.py"], "1/2")}
+            "asan-b": (["cases", "test_gloo_fuzz.py", "test_graphs.py"], "1/2")}
 
 
 def main(argv):
