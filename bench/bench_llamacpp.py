@@ -128,9 +128,9 @@ with torch.no_grad():
     os.environ["TRANSFORMERS_SDPA_FORCE_GQA"] = "1"
     eager = {k: out.pop(k) for k in ("decode_tok_s", "decode_cpu_tok_s", "tokens")}
     cache = StaticCache(config=m.config, max_cache_len=len(ids) + n + 2)
-    o = m(x, cache_position=torch.arange(len(ids)), past_key_values=cache, use_cache=True, logits_to_keep=1)
+    o = m(x, cache_position=torch.arange(len(ids)), cache=cache, use_cache=True, logits_to_keep=1)
     def forward(tok, pos):
-        return m(input_ids=tok, cache_position=pos, past_key_values=cache, use_cache=True, logits_to_keep=1).logits
+        return m(input_ids=tok, cache_position=pos, cache=cache, use_cache=True, logits_to_keep=1).logits
     graph = {}
     def gstep(tok):
         t, pos = torch.tensor([[tok]]), torch.tensor([len(ids) + graph.setdefault("i", 0)])

@@ -119,6 +119,38 @@ def generate(llm, ids, streamer, max_new):
         print(f" (prefill of {ids.shape[1]} prompt tokens {times[0] - t0:.2f} s, then "
               f"{(len(times) - 1) / (times[-1] - times[0]):.1f} tokens/s decoding)", end="")
     print()
+    return out
+
+
+def graph_decode(llm, ids, expected, max_new):
+    """The same greedy answer again, its decode steps replayed by torchnative.graphs (docs/graphs.md):
+    the prompt prefilled into a transformers StaticCache, the first step captured, the rest replayed
+    in C with no Python between the operators."""
+    import torchnative.graphs as G
+    from transformers import StaticCache
+    os.environ["TRANSFORMERS_SDPA_FORCE_GQA"] = "1"  # grouped heads with a mask too (docs/graphs.md)
+    n = ids.shape[1]
+    cache = StaticCache(config=llm.config, max_cache_len=n + max_new)
+
+    def step(tok, pos):
+        return llm(input_ids=tok, cache_position=pos, cache=cache, use_cache=True,
+                   logits_to_keep=1).logits
+
+    with torch.no_grad():
+        logits = llm(input_ids=ids, cache_position=torch.arange(n), cache=cache, use_cache=True,
+                     logits_to_keep=1).logits
+        toks = [int(logits[0, -1].argmax())]
+        g, logits = G.capture(step, torch.tensor([toks[-1:]]), torch.tensor([n]))
+        toks.append(int(logits[0, -1].argmax()))
+        t0 = time.perf_counter()
+        for i in range(1, max_new - 1):
+            logits = g(torch.tensor([toks[-1:]]), torch.tensor([n + i]))
+            toks.append(int(logits[0, -1].argmax()))
+        dt = time.perf_counter() - t0
+    same = toks == expected[0, n:n + len(toks)].tolist()
+    print(f"graph replay (torchnative.graphs, {g.num_calls} operator calls a token): {max_new - 2} decode "
+          f"steps at {(max_new - 2) / dt:.1f} tokens/s; tokens {'equal to' if same else 'DIFFERENT from'} "
+          f"generate's")
 
 
 path = smollm2_dir()
@@ -133,7 +165,9 @@ if path:
                                    add_generation_prompt=True)
     ids = tok(text, return_tensors="pt")["input_ids"]
     print(f"user: {question}\nassistant: ", end="", flush=True)
-    generate(llm, ids, TimedStreamer(tok), 48)
+    out = generate(llm, ids, TimedStreamer(tok), 48)
+    if out.shape[1] - ids.shape[1] == 48:  # no early end of sequence: the same 48 steps replayed
+        graph_decode(llm, ids, out, 48)
 else:  # a transformers Llama from a small config with seeded weights, printing token ids
     torch.manual_seed(0)
     cfg = AutoConfig.for_model("llama", hidden_size=64, intermediate_size=128, vocab_size=128,

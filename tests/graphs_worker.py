@@ -121,11 +121,11 @@ def decode(path, graph, dtype, tokens):
     cache = StaticCache(config=cfg, max_cache_len=12 + n)
     toks, logits = [], []
     with torch.no_grad():
-        o = m(input_ids=ids, cache_position=torch.arange(12), past_key_values=cache, use_cache=True)
+        o = m(input_ids=ids, cache_position=torch.arange(12), cache=cache, use_cache=True)
         tok = int(o.logits[0, -1].argmax()) if tokens is None else tokens[0]
 
         def step(x, pos):
-            return m(input_ids=x, cache_position=pos, past_key_values=cache, use_cache=True).logits
+            return m(input_ids=x, cache_position=pos, cache=cache, use_cache=True).logits
 
         f = step
         for i in range(n):
