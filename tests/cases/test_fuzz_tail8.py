@@ -66,4 +66,29 @@ cases("fuzz_tail8", {
                                 "[aten.searchsorted(x[0], torch.empty(0, dtype=F8[0]), out_int32=True), torch.bucketize(torch.empty(0, dtype=F8[0]), x[0]), "
                                 "aten.searchsorted(x[0], torch.empty(0, dtype=F8[0]), out=torch.empty(0, dtype=torch.long))] + "
                                 "[err(lambda: aten.searchsorted(torch.empty(0, dtype=F8[0]), x[0]))]",
+    "sobol_reads_strides": "st = torch.ones(3, 30, dtype=torch.long); q1 = torch.zeros(3, dtype=torch.long); "
+                           "[err(lambda: f(q, n, s, d)) for f in (lambda q, n, s, d: aten._sobol_engine_ff_(q.clone(), n, s, d, 1), "
+                           "lambda q, n, s, d: aten._sobol_engine_draw(q, n, s, d, 1, torch.float32)) for q, s in ((torch.tensor(0), st), "
+                           "(q1, torch.ones(5, dtype=torch.long)), (q1, torch.tensor(1)), (q1, torch.zeros(0, dtype=torch.long))) for n, d in ((1, 1), (0, 0))] + "
+                           "[err(lambda: aten._sobol_engine_draw(q1, 1, torch.ones(5, dtype=torch.long), 1, 1, torch.float16)), "
+                           "err(lambda: aten._sobol_engine_draw(q1, -1, torch.ones(5, dtype=torch.long), 1, 1, torch.float32))] + "
+                           "[err(lambda: aten._sobol_engine_scramble_(torch.zeros(2, 3, dtype=torch.long), l, 1)) for l in (torch.randn(100), torch.tensor(1), "
+                           "torch.ones(5, dtype=torch.long), torch.zeros(0, dtype=torch.long), torch.ones(2, 3), torch.ones(2, 3, dtype=torch.long))] + "
+                           "[aten._sobol_engine_ff_(torch.zeros(3, dtype=torch.long), 3, torch.ones(3, 30, dtype=torch.long), 3, 1)]",
+    "nested_strides_offsets": "[err(lambda: aten._nested_compute_contiguous_strides_offsets(t)) for t in (torch.randn(100), torch.zeros(0), "
+                              "torch.ones(5, dtype=torch.long), torch.zeros(0, dtype=torch.long))] + "
+                              "[(s is t, s, o) for t in (torch.tensor(7), torch.tensor(-3.5), torch.tensor(True)) "
+                              "for s, o in (aten._nested_compute_contiguous_strides_offsets(t), torch._nested_compute_contiguous_strides_offsets(t))] + "
+                              "[aten._nested_compute_contiguous_strides_offsets(torch.tensor([[2, 3], [1, 4]]))"
+                              "]",
+    "cumprod_backward_cumsum_refusal": "[err(lambda: aten.cumprod_backward(x.to(dt), x.to(dt), 0, x.to(dt))) for dt in F8[:4]] + "
+                                       "[err(lambda: torch.no_grad()(lambda: aten.cumprod_backward(x.to(dt), x.to(dt), 0, x.to(dt)))()) for dt in F8[:4]] + "
+                                       "[err(lambda: aten.cumprod_backward(x.to(dt), (x + 1).to(dt), 0, x.to(dt))) for dt in F8[:4]] + "
+                                       "[etype(lambda: aten.cumprod_backward(x.to(torch.complex32), x.to(torch.complex32), 0, x.to(torch.complex32))), "
+                                       "err(lambda: aten.cumprod_backward(x, torch.tensor([float('nan'), float('inf')]), 0, x)), "
+                                       "aten.cumprod_backward(x, x + 1, 1, torch.cumprod(x + 1, 1)), aten.cumprod_backward(x, x - 1, 1, torch.cumprod(x - 1, 1))]",
+    "masked_fill_formats": "m = torch.tensor([True, False]); [err(lambda: f(t)) for t in (torch.zeros(2).to(F8[0]), torch.zeros(2).to(F8[4]), "
+                           "torch.zeros(2, dtype=torch.uint16), torch.zeros(2, dtype=torch.uint64), torch.zeros(2, dtype=torch.uint8).view(torch.bits8)) "
+                           "for f in (lambda t: t.masked_fill(m, 0), lambda t: t.masked_fill_(m, 1.5), lambda t: t.masked_fill(m, torch.tensor(0)))] + "
+                           "[torch.zeros(2, dtype=torch.complex32).masked_fill(m, 1).to(torch.complex64)]",
 }, setup=SETUP, tol="float")
