@@ -272,6 +272,18 @@ static PyObject *pad_backward(tn_value *a, int k, bool reflect) {
         tn_size_read(xt, xt->ndim ? xt->ndim : 1);
         return NULL;
     }
+    /* reflection 2d with a padding of 2 or 3: upstream reads self's sizes, then
+     * grad_output.size(dimw) (IndexError for a grad of fewer dims) and checks the width, which
+     * needs only the first pair, before its reads past the list (measured) */
+    if (reflect && k == 2 && (pv->u.ints.n == 2 || pv->u.ints.n == 3) && !tn_door_on_meta()) {
+        const int dw = xt->ndim == 4 ? 3 : 2;
+        if (tn_size_read(gt, dw) < 0) return NULL;
+        const int64_t want = xt->sizes[dw] + pv->u.ints.v[0] + pv->u.ints.v[1], got = gt->sizes[dw];
+        if (got != want) {
+            PyErr_Format(PyExc_RuntimeError, "gradOutput width unexpected. Expected: %lld, Got: %lld", (long long)want, (long long)got);
+            return NULL;
+        }
+    }
     if (pv->u.ints.n != 2 * k && (!reflect || k == 3)) {   /* reflection 1d / 2d read the first 2k */
         if (reflect) PyErr_Format(PyExc_RuntimeError, "padding size is expected to be %d, but got: %d", 2 * k, pv->u.ints.n);
         else PyErr_Format(PyExc_RuntimeError, "padding size is expected to be %d", 2 * k);

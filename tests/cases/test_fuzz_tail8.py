@@ -91,4 +91,14 @@ cases("fuzz_tail8", {
                            "torch.zeros(2, dtype=torch.uint16), torch.zeros(2, dtype=torch.uint64), torch.zeros(2, dtype=torch.uint8).view(torch.bits8)) "
                            "for f in (lambda t: t.masked_fill(m, 0), lambda t: t.masked_fill_(m, 1.5), lambda t: t.masked_fill(m, torch.tensor(0)))] + "
                            "[torch.zeros(2, dtype=torch.complex32).masked_fill(m, 1).to(torch.complex64)]",
+    "fracpool3d_backward_time_first": "[err(lambda: aten.fractional_max_pool3d_backward(g, s, [1, 1], o, torch.zeros(2, 3, dtype=torch.long))) "
+                                      "for g, s, o in ((x, torch.zeros((1,) * 20), [1, 1]), (x, torch.zeros(2, 3, 4, 5), [1, 1]), (x, torch.zeros(2, 3, 4, 5), [3, 1, 1]), "
+                                      "(torch.ones(2, 1, 3, 3), torch.zeros(2, 3, 4, 5), [1, 2, 2]), (torch.ones(2, 1, 2, 3), torch.zeros(2, 3, 4, 5), [1, 2, 2]), "
+                                      "(torch.ones(2, 1), torch.zeros(2, 3, 4, 5), [1, 2, 2]))]",
+    "reflection_pad2d_backward_short_padding": "[err(lambda: aten.reflection_pad2d_backward(g, s, p)) for g, s, p in ("
+                                               "(x, torch.zeros(2, 3, 4, 5), [1, 1]), (x, torch.zeros((1,) * 20), [1, 1]), (x, torch.zeros(2, 3, 4), [1, 1]), "
+                                               "(torch.ones(2, 3, 9), torch.zeros(2, 3, 4), [1, 1]), (torch.ones(1, 2, 3, 9), torch.zeros(1, 2, 3, 4), [1, 1]), "
+                                               "(torch.ones(1, 2, 3, 9), torch.zeros(1, 2, 3, 4), [1, 2, 0]), "
+                                               "(torch.ones(2, 5, 9), torch.zeros(2, 3, 4), [1, 1, 1, 1]), (torch.ones(2, 9, 6), torch.zeros(2, 3, 4), [1, 1, 1, 1]))] + "
+                                               "[aten.reflection_pad2d_backward(torch.ones(2, 5, 6), torch.zeros(2, 3, 4), [1, 1, 1, 1])]",
 }, setup=SETUP, tol="float")
