@@ -141,7 +141,9 @@ static void drop(tmps *t) {
 
 /* w.flip(dim).cumsum(dim).flip(dim) */
 static PyObject *reversed_cumsum(tmps *t, PyObject *w, int64_t dim) {
-    return keep(t, tn_at_flip(keep(t, tn_at_cumsum(keep(t, tn_at_flip(w, TN_IN(&dim, 1))), dim, NULL)), TN_IN(&dim, 1)));
+    PyObject *f = keep(t, tn_at_flip(w, TN_IN(&dim, 1)));
+    PyObject *c = f ? keep(t, tn_at_cumsum(f, dim, NULL)) : NULL;   /* its dtype refusal is the op's */
+    return c ? keep(t, tn_at_flip(c, TN_IN(&dim, 1))) : NULL;
 }
 /* x.conj(): a conjugate view of a complex tensor, x itself otherwise (nothing recorded) */
 static PyObject *conj_of(tmps *tp, PyObject *x) {
@@ -168,7 +170,8 @@ PyObject *tn_op_cumprod_backward(tn_value *a) {
         PyObject *any = K(tn_at_item(K(tn_at_any(is_zero))));
         if (!any) goto done;
         if (!PyObject_IsTrue(any)) {
-            r = tn_at_div_Tensor(reversed_cumsum(&T, w, dim), in_c);
+            PyObject *rc = reversed_cumsum(&T, w, dim);   /* NULL keeps cumsum's own error */
+            r = rc ? tn_at_div_Tensor(rc, in_c) : NULL;
             goto done;
         }
     }
@@ -178,7 +181,9 @@ PyObject *tn_op_cumprod_backward(tn_value *a) {
         PyObject *cs = K(tn_at_cumsum(is_zero, dim, NULL));
         PyObject *mask = K(tn_at_eq_Scalar(cs, TN_SI(0)));
         PyObject *wm = K(tn_at_masked_fill_Scalar(w, K(tn_at_bitwise_not(mask)), TN_SD(0.0)));
-        gi = K(tn_at_where_self(mask, K(tn_at_div_Tensor(reversed_cumsum(&T, wm, dim), in_c)), gi));
+        PyObject *rc = wm ? reversed_cumsum(&T, wm, dim) : NULL;
+        if (!rc) goto done;
+        gi = K(tn_at_where_self(mask, K(tn_at_div_Tensor(rc, in_c)), gi));
         mask = K(tn_at_eq_Scalar(cs, TN_SI(1)));
         PyObject *mx = K(tn_at_max_dim(mask, dim, true));
         PyObject *fzi = mx ? PyTuple_GetItem(mx, 1) : NULL;
@@ -206,19 +211,27 @@ PyObject *tn_op_cumprod_backward(tn_value *a) {
         tmps L = {.n = 0};
         PyObject *om;
 #define KL(x) keep(&L, (x))
+        /* each step only once the one before succeeded: a refusal (cumprod's dtype) stays the op's */
+        PyObject *sl, *pf = NULL, *pu = NULL, *ex, *pr, *gk, *gm;
         if (k == 0) {
-            PyObject *pf = KL(tn_at_cumprod(KL(tn_at_slice_Tensor(in_c, dim, TN_I(1), NULL, 1)), dim, NULL));
-            om = KL(tn_at_cat(TN_TS(ones, pf), dim));
+            sl = KL(tn_at_slice_Tensor(in_c, dim, TN_I(1), NULL, 1));
+            pf = sl ? KL(tn_at_cumprod(sl, dim, NULL)) : NULL;
+            om = pf ? KL(tn_at_cat(TN_TS(ones, pf), dim)) : NULL;
         } else if (k == n - 1) {
-            om = KL(tn_at_prod_dim_int(KL(tn_at_slice_Tensor(in_c, dim, TN_I(0), TN_I(k), 1)), dim, true, NULL));
+            sl = KL(tn_at_slice_Tensor(in_c, dim, TN_I(0), TN_I(k), 1));
+            om = sl ? KL(tn_at_prod_dim_int(sl, dim, true, NULL)) : NULL;
         } else {
-            PyObject *pu = KL(tn_at_prod_dim_int(KL(tn_at_slice_Tensor(in_c, dim, TN_I(0), TN_I(k), 1)), dim, true, NULL));
-            PyObject *pf = KL(tn_at_cumprod(KL(tn_at_slice_Tensor(in_c, dim, TN_I(k + 1), NULL, 1)), dim, NULL));
-            PyObject *pr = KL(tn_at_mul_Tensor(KL(tn_at_expand_as(pu, pf)), pf));
-            om = KL(tn_at_cat(TN_TS(pu, pr), dim));
+            sl = KL(tn_at_slice_Tensor(in_c, dim, TN_I(0), TN_I(k), 1));
+            pu = sl ? KL(tn_at_prod_dim_int(sl, dim, true, NULL)) : NULL;
+            sl = pu ? KL(tn_at_slice_Tensor(in_c, dim, TN_I(k + 1), NULL, 1)) : NULL;
+            pf = sl ? KL(tn_at_cumprod(sl, dim, NULL)) : NULL;
+            ex = pf ? KL(tn_at_expand_as(pu, pf)) : NULL;
+            pr = ex ? KL(tn_at_mul_Tensor(ex, pf)) : NULL;
+            om = pr ? KL(tn_at_cat(TN_TS(pu, pr), dim)) : NULL;
         }
-        PyObject *gs = KL(tn_at_sum_dim_IntList(KL(tn_at_mul_Tensor(KL(tn_at_slice_Tensor(grad, dim, TN_I(k), NULL, 1)), om)),
-                                                TN_IN(&dim, 1), false, NULL));
+        gk = om ? KL(tn_at_slice_Tensor(grad, dim, TN_I(k), NULL, 1)) : NULL;
+        gm = gk ? KL(tn_at_mul_Tensor(gk, om)) : NULL;
+        PyObject *gs = gm ? KL(tn_at_sum_dim_IntList(gm, TN_IN(&dim, 1), false, NULL)) : NULL;
         bool ok = gs && (sub ? PyList_Append(slices, gs) == 0 : KL(tn_at_copy_(KL(tn_at_select_int(gi, dim, k)), gs, false)) != NULL);
 #undef KL
         drop(&L);
@@ -258,6 +271,18 @@ static PyObject *pad_backward(tn_value *a, int k, bool reflect) {
     if (reflect && k < 3 && pv->u.ints.n >= 1 && xt->ndim <= k && !tn_door_on_meta()) {
         tn_size_read(xt, xt->ndim ? xt->ndim : 1);
         return NULL;
+    }
+    /* reflection 2d with a padding of 2 or 3: upstream reads self's sizes, then
+     * grad_output.size(dimw) (IndexError for a grad of fewer dims) and checks the width, which
+     * needs only the first pair, before its reads past the list (measured) */
+    if (reflect && k == 2 && (pv->u.ints.n == 2 || pv->u.ints.n == 3) && !tn_door_on_meta()) {
+        const int dw = xt->ndim == 4 ? 3 : 2;
+        if (tn_size_read(gt, dw) < 0) return NULL;
+        const int64_t want = xt->sizes[dw] + pv->u.ints.v[0] + pv->u.ints.v[1], got = gt->sizes[dw];
+        if (got != want) {
+            PyErr_Format(PyExc_RuntimeError, "gradOutput width unexpected. Expected: %lld, Got: %lld", (long long)want, (long long)got);
+            return NULL;
+        }
     }
     if (pv->u.ints.n != 2 * k && (!reflect || k == 3)) {   /* reflection 1d / 2d read the first 2k */
         if (reflect) PyErr_Format(PyExc_RuntimeError, "padding size is expected to be %d, but got: %d", 2 * k, pv->u.ints.n);

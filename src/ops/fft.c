@@ -68,13 +68,24 @@ static double norm_factor(int64_t mode, double n) {
 }
 
 /* dims (room for TN_MAX_DIMS) wrapped; a repeated dim is refused as torch.fft's public functions
- * refuse it (upstream's _fft_* ops read uninitialised memory for one) */
-static int get_dims(const tn_value *v, const tn_tensor *t, int *dims, int *nd) {
+ * refuse it (upstream's _fft_* ops read uninitialised memory for one). A dim past the tensor's
+ * dims: upstream's CPU kernels index its sizes with it unchecked (an internal assert, a failed
+ * reshape, an MKL error or a corrupted heap, measured: RuntimeError whenever it raises), refused
+ * here by name with that type (op NULL: every dim wrapped, IndexError); on meta its Python meta
+ * functions wrap the dims (IndexError). */
+static int get_dims(const tn_value *v, const tn_tensor *t, int *dims, int *nd, const char *op) {
     bool seen[TN_MAX_DIMS] = {0};
     *nd = v->u.ints.n;
+    int span = t->ndim ? t->ndim : 1;
     for (int i = 0; i < *nd; i++) {
         int d;
-        if (tn_wrap_dim_i(v->u.ints.v[i], t->ndim, &d) < 0) return -1;
+        int64_t given = v->u.ints.v[i];
+        if (op && (given >= span || given < -span) && !tn_door_on_meta()) {
+            PyErr_Format(PyExc_RuntimeError, "%s: dim %lld is out of range for a tensor of %d dimensions",
+                         op, (long long)given, t->ndim);
+            return -1;
+        }
+        if (tn_wrap_dim_i(given, t->ndim, &d) < 0) return -1;
         if (seen[d]) {
             PyErr_SetString(PyExc_RuntimeError, "FFT dims must be unique");
             return -1;
@@ -215,7 +226,7 @@ PyObject *tn_op__fft_c2c(tn_value *a) {
         return NULL;
     }
     int dims[TN_MAX_DIMS], nd;
-    if (get_dims(&a[1], t, dims, &nd) < 0) return NULL;
+    if (get_dims(&a[1], t, dims, &nd, "_fft_c2c") < 0) return NULL;
     int sd[TN_MAX_DIMS];
     sorted_dims(dims, nd, t->strides, false, sd);
     if (nd && refuse_empty(t, sd, nd) < 0) return NULL;
@@ -263,8 +274,16 @@ PyObject *tn_op__fft_r2c(tn_value *a) {
                          (long long)a[1].u.ints.v[i]);
             return NULL;
         }
+    /* its last dim past the tensor's dims as the other two ops' (above); another one is wrapped
+     * first, upstream's IndexError (measured) */
+    int64_t last = a[1].u.ints.v[a[1].u.ints.n - 1];
+    if (!meta && last >= (t->ndim ? t->ndim : 1)) {
+        PyErr_Format(PyExc_RuntimeError, "_fft_r2c: dim %lld is out of range for a tensor of %d dimensions",
+                     (long long)last, t->ndim);
+        return NULL;
+    }
     int dims[TN_MAX_DIMS], nd;
-    if (get_dims(&a[1], t, dims, &nd) < 0) return NULL;
+    if (get_dims(&a[1], t, dims, &nd, NULL) < 0) return NULL;
     bool onesided = a[3].u.i != 0;
     int dl = dims[nd - 1];
     int sd[TN_MAX_DIMS];
@@ -336,7 +355,7 @@ PyObject *tn_op__fft_c2r(tn_value *a) {
         return NULL;
     }
     int dims[TN_MAX_DIMS], nd;
-    if (get_dims(&a[1], t, dims, &nd) < 0) return NULL;
+    if (get_dims(&a[1], t, dims, &nd, "_fft_c2r") < 0) return NULL;
     int64_t n = a[3].u.i;
     if (nd == 0 || n < 1) {
         PyErr_Format(PyExc_RuntimeError, "Invalid number of data points (%lld) specified", (long long)n);

@@ -147,8 +147,15 @@ static PyObject *bwd(tn_value *a, int k, PyObject *out) {
     const int c0 = nd == k + 2 ? 1 : 0;
     for (int i = 0; i <= k; i++)
         if (tn_size_read(t, c0 + i) < 0) return NULL;
-    for (int i = 0; k == 3 && i < k; i++)
+    for (int i = 0; k == 3 && i < k; i++) {
         if (tn_size_read(g, c0 + 1 + i) < 0) return NULL;
+        /* each compared with output_size[i] as soon as read (measured; past a shorter output_size
+         * upstream reads garbage: refused below) */
+        if (i < nlist(&a[3]) && g->sizes[c0 + 1 + i] != at(&a[3], i)) {
+            PyErr_Format(PyExc_RuntimeError, "fractional_max_pool3d_backward_out(): gradOutput %s unexpected", dim_word[i]);
+            return NULL;
+        }
+    }
     if (nlist(&a[3]) != k || !(nd == k + 1 || nd == k + 2)) {
         PyErr_Format(PyExc_RuntimeError, "fractional_max_pool%dd_backward: expected a %dD or %dD input and %d output sizes", k, k + 1, k + 2, k);
         return NULL;

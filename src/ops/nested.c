@@ -417,6 +417,17 @@ PyObject *tn_op__nested_view_from_buffer(tn_value *a) {
 /* _nested_compute_contiguous_strides_offsets(nested_size) -> (strides, offsets) */
 PyObject *tn_op__nested_compute_contiguous_strides_offsets(tn_value *a) {
     const tn_tensor *st = TN_T(a[0]);
+    /* upstream: a 0-d nested_size is returned itself as the strides, with no offsets; otherwise it
+     * reads size(1) (IndexError for a 1-d one; measured) */
+    if (st->ndim == 0) {
+        int64_t zero = 0;
+        PyObject *o = tn_tensor_new_empty(1, &zero, TN_DTYPE_I64, TN_DEVICE_CPU);
+        if (!o) return NULL;
+        PyObject *r = PyTuple_Pack(2, a[0].u.obj, o);
+        Py_DECREF(o);
+        return r;
+    }
+    if (st->ndim == 1 && tn_size_read(st, 1) < 0) return NULL;
     if (st->ndim != 2) return err("nested_size must be a 2-d tensor");
     int64_t k, n = st->sizes[0];
     int64_t *sz = ints_of(a[0].u.obj, &k);

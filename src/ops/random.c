@@ -803,7 +803,10 @@ static PyObject *multinomial_impl(tn_value *a, PyObject *out) {
         PyErr_SetString(PyExc_RuntimeError, "prob_dist must be 1 or 2 dim");
         return NULL;
     }
-    if (!is_float(t->dtype)) {
+    /* upstream's check is isFloatingType, which the float8 formats pass: they fail at the first
+     * kernel, aminmax's sanity check (n_sample 1 or no replacement) or multinomial's own (measured) */
+    bool f8 = tn_dtype_infos[t->dtype].kind == TN_KIND_FLOAT8;
+    if (!is_float(t->dtype) && !f8) {
         PyErr_Format(PyExc_RuntimeError, "multinomial only supports floating-point dtypes for input, got: %s",
                      tn_dtype_cpp_name(t->dtype));
         return NULL;
@@ -826,6 +829,7 @@ static PyObject *multinomial_impl(tn_value *a, PyObject *out) {
         PyErr_SetString(PyExc_RuntimeError, "number of categories cannot exceed 2^24");
         return NULL;
     }
+    if (f8) return tn_kernel_missing(!repl || ns == 1 ? "aminmax_cpu" : "multinomial", t->dtype);
     PyObject *probs = tn_as_dtype(a[0].u.obj, t->dtype, true);
     PyObject *pd = probs ? tn_as_dtype(probs, TN_DTYPE_F64, true) : NULL;
     if (!pd) { Py_XDECREF(probs); return NULL; }

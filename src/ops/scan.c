@@ -103,10 +103,16 @@ static PyObject *helper(tn_value *a, bool is_max) {
     if (tn_dtype_barebones(t->dtype) || !scan_dtype_ok(t->dtype))
         return tn_kernel_missing(is_max ? "cummax_cpu" : "cummin_cpu", t->dtype);
     if (scalar_type_is(a[1].u.obj, t->dtype) < 0 || scalar_type_is(a[2].u.obj, TN_DTYPE_I64) < 0) return NULL;
-    if (t->ndim == 0) {
-        PyErr_Format(PyExc_IndexError, "Dimension specified as %lld but tensor has no dimensions", (long long)a[3].u.i);
-        return NULL;
-    }
+    /* then upstream's tensor_dim_apply3 reads the strides of self, values and indices at dim (the
+     * dim as given, wrapped against each one's own dims), and walks self's other dims reading
+     * values' and indices' strides there: values or indices of fewer dims is its IndexError
+     * (measured, docs/breadth_more2.md "group tail") */
+    int64_t dim = a[3].u.i;
+    const tn_tensor *vt = TN_T(a[1]), *it = TN_T(a[2]);
+    if (tn_size_read(t, dim) < 0 || tn_size_read(vt, dim) < 0 || tn_size_read(it, dim) < 0) return NULL;
+    if (t->ndim > 1 && tn_numel(t) > 0)
+        for (int d = 0; d < t->ndim; d++)
+            if (d != dim && (tn_size_read(vt, d) < 0 || tn_size_read(it, d) < 0)) return NULL;
     PyObject *v, *i;
     if (cummaxmin(a[0].u.obj, a[3].u.i, is_max, &v, &i) < 0) return NULL;
     int rc = tn_copy_into(a[1].u.obj, v) < 0 || tn_copy_into(a[2].u.obj, i) < 0 ? -1 : 0;

@@ -91,7 +91,14 @@ static PyObject *searchsorted(PyObject *bnd, PyObject *self, bool out_int32, boo
                                                 "or Long(int64) depending on whether out_int32 flag is True, but we got "
                                                 "output tensor's dtype %s and out_int32 flag is %s",
                             tn_dtype_cpp_name(tn_tensor_of(out)->dtype), out_int32 ? "True" : "False");
-    tn_dtype common = tn_promote_types(b->dtype, v->dtype);
+    /* an empty input returns its empty result before the dtypes are promoted or dispatched; then
+     * promoteTypes refuses float8 with any other dtype (measured) */
+    if (tn_numel(v) == 0 && !sorter)
+        return tn_out_deliver(tn_tensor_new_empty(v->ndim, v->sizes, out_int32 ? TN_DTYPE_I32 : TN_DTYPE_I64, TN_DEVICE_CPU),
+                              out, name);
+    bool f8 = tn_dtype_infos[b->dtype].kind == TN_KIND_FLOAT8 || tn_dtype_infos[v->dtype].kind == TN_KIND_FLOAT8;
+    tn_dtype common = f8 ? tn_promote_types_checked(b->dtype, v->dtype) : tn_promote_types(b->dtype, v->dtype);
+    if (common == TN_DTYPE_UNDEFINED) return NULL;
     if (common == TN_DTYPE_BOOL || tn_dtype_is_complex(common) || tn_dtype_barebones(common))
         return tn_kernel_missing("searchsorted_out_cpu", common);
     PyObject *bw = search_operand(bnd, common), *vw = bw ? search_operand(self, common) : NULL;

@@ -144,16 +144,19 @@ PyObject *tn_op__sobol_engine_scramble_(tn_value *a) {
     tn_tensor *t = tn_tensor_of(self), *l = TN_T(a[1]);
     int64_t dimension = a[2].u.i;
     if (check_long(t, "sobolstate") < 0 || check_2d(t) < 0) return NULL;
+    /* then upstream takes ltm's diagonal(0, -2, -1), whatever its dtype: IndexError below 2 dims */
+    int64_t wd;
+    if (l->ndim < 2 && tn_wrap_dim(-2, l->ndim, &wd) < 0) return NULL;
     tn_dtype ld = l->dtype;
     bool ints = ld == TN_DTYPE_U8 || ld == TN_DTYPE_I8 || ld == TN_DTYPE_I16 || ld == TN_DTYPE_I32 || ld == TN_DTYPE_I64;
     if (!ints && !tn_dtype_is_floating(ld) && !tn_dtype_is_complex(ld))
         return tn_not_implemented("_sobol_engine_scramble_ for this ltm dtype");
-    if (!ints) { /* the row dot products come out floating */
-        PyErr_Format(PyExc_RuntimeError, "expected scalar type Long but found %s", tn_dtype_cpp_name(ld));
+    if (l->ndim != 3) {   /* the accessor checks the row dot products' rank before their dtype */
+        PyErr_Format(PyExc_RuntimeError, "TensorAccessor expected 2 dims but tensor has %d", l->ndim - 1);
         return NULL;
     }
-    if (l->ndim != 3) {
-        PyErr_Format(PyExc_RuntimeError, "TensorAccessor expected 2 dims but tensor has %d", l->ndim - 1);
+    if (!ints) { /* the row dot products come out floating */
+        PyErr_Format(PyExc_RuntimeError, "expected scalar type Long but found %s", tn_dtype_cpp_name(ld));
         return NULL;
     }
     if (check_state_extent(t, dimension, MAXBIT) < 0) return NULL;
@@ -204,6 +207,12 @@ static int64_t rightmost_zero(int64_t n) { /* C's %, as upstream: a negative n g
     return z;
 }
 
+/* upstream's kernels read quasi.stride(0), sobolstate.stride(0) and stride(1) before their loop,
+ * whatever n and dimension: IndexError for a 0-d quasi, a state of fewer than 2 dims (measured) */
+static int read_strides(const tn_tensor *q, const tn_tensor *st) {
+    return tn_size_read(q, 0) < 0 || tn_size_read(st, 0) < 0 || tn_size_read(st, 1) < 0 ? -1 : 0;
+}
+
 /* quasi's first dimension indexes the dimensions: element j at j * stride(0) */
 static int check_quasi(const tn_tensor *q, int64_t dimension) {
     if (q->ndim == 0) {
@@ -251,6 +260,7 @@ PyObject *tn_op__sobol_engine_draw(tn_value *a) {
     }
     tn_dtype rd = a[5].tag == TN_V_DTYPE ? a[5].u.dtype : TN_DTYPE_F32;
     if (rd != TN_DTYPE_F32 && rd != TN_DTYPE_F64) return tn_kernel_missing("_sobol_engine_draw", rd);
+    if (read_strides(q, st) < 0) return NULL;
     if (n > 0 && dimension > 0) {
         if (check_quasi(q, dimension) < 0 || check_2d(st) < 0 || check_state_extent(st, dimension, 0) < 0) return NULL;
     }
@@ -290,6 +300,7 @@ PyObject *tn_op__sobol_engine_ff_(tn_value *a) {
     tn_tensor *q = tn_tensor_of(self), *st = TN_T(a[2]);
     int64_t n = a[1].u.i, dimension = a[3].u.i, num_generated = a[4].u.i;
     if (check_long(st, "sobolstate") < 0 || check_long(q, "quasi") < 0) return NULL;
+    if (read_strides(q, st) < 0) return NULL;
     if (n > 0 && dimension > 0) {
         if (check_quasi(q, dimension) < 0 || check_2d(st) < 0 || check_state_extent(st, dimension, 0) < 0) return NULL;
         if (sobol_walk((int64_t *)tn_data(q), q->strides[0], st, n, dimension, num_generated, NULL) < 0) return NULL;
