@@ -608,7 +608,8 @@ static PyObject *d_tile(tn_value *a) {
 /* ---- nn: the CPU composite paths upstream records ---- */
 
 /* rms_norm(input, normalized_shape, weight?, eps?): x = input.to(opmath);
- * rsqrt(pow(x, 2).mean(dims, keepdim=True).add_(eps)); x.mul(that).type_as(input); .mul(weight).
+ * x.mul(rsqrt(pow(x, 2).mean(dims, keepdim=True).add_(eps))).mul(weight) (promoting),
+ * .contiguous(), .type_as(input) (ops/nn.c, tn_rms_norm_decomposed; measured grad_fn chains).
  * complex64 / complex128 inputs compute without gradients (ops/nn.c); their gradients are refused:
  * the composite's complex pow / rsqrt derivatives lack upstream's conjugate (docs/opinfo.md) */
 static PyObject *d_rms_norm(tn_value *a) {
@@ -620,16 +621,8 @@ static PyObject *d_rms_norm(tn_value *a) {
         return tn_not_implemented("rms_norm gradients for complex inputs");
     if (dt != TN_DTYPE_F32 && dt != TN_DTYPE_F64 && dt != TN_DTYPE_F16 && dt != TN_DTYPE_BF16)
         return tn_door_below_autograd(TN_ROW_rms_norm, a);   /* its own errors */
-    int k = a[1].u.ints.n;
-    if (k > t->ndim) return tn_door_below_autograd(TN_ROW_rms_norm, a);
-    tn_dtype op = dt == TN_DTYPE_F64 ? TN_DTYPE_F64 : TN_DTYPE_F32;
-    double eps = a[3].tag == TN_V_NONE ? (op == TN_DTYPE_F64 ? 2.220446049250313e-16 : 1.1920928955078125e-07) : a[3].u.f;
-    PyObject *x = to_dtype(in, op, false, NULL);
-    PyObject *y = x ? tn_rms_norm_steps(x, k, eps, NULL) : NULL;
-    PyObject *r = y ? to_dtype(y, dt, false, NULL) : NULL;
-    if (r && a[2].tag == TN_V_TENSOR) Py_SETREF(r, tn_at_mul_Tensor(r, a[2].u.obj));
-    Py_XDECREF(x); Py_XDECREF(y);
-    return r;
+    if (a[1].u.ints.n > t->ndim) return tn_door_below_autograd(TN_ROW_rms_norm, a);
+    return tn_rms_norm_decomposed(a);
 }
 
 /* _fused_rms_norm(input, normalized_shape, weight?, eps?): CompositeImplicitAutograd on CPU upstream

@@ -317,7 +317,8 @@ static PyObject *rms_norm_composite(tn_value *a) {
                : dbl ? 2.220446049250313e-16 : 1.1920928955078125e-07;
     bool keep_format = tn_suggest_format(x) != 0;
     PyObject *rs = NULL, *y = NULL, *res = NULL;
-    PyObject *xc = tn_as_dtype(self, op, false);
+    /* through the door: autograd records it (tn_rms_norm_decomposed) */
+    PyObject *xc = op == dt ? Py_NewRef(self) : tn_at_to_dtype(self, TN_DT(op), false, false, NULL);
     if (!xc || !(y = tn_rms_norm_steps(xc, a[1].u.ints.n, eps, &rs))) goto done;
     if (a[2].tag == TN_V_TENSOR) Py_SETREF(y, tn_at_mul_Tensor(y, a[2].u.obj));
     if (y && !keep_format) {
@@ -329,6 +330,42 @@ static PyObject *rms_norm_composite(tn_value *a) {
 done:
     Py_XDECREF(xc); Py_XDECREF(y); Py_XDECREF(rs);
     return res;
+}
+
+/* upstream's TORCH_WARN_ONCE when rms_norm's weight has another dtype than its input */
+static int rms_norm_warn_mismatch(tn_dtype x, tn_dtype w) {
+    static bool warned;
+    if (warned) return 0;
+    warned = true;
+    return PyErr_WarnFormat(PyExc_UserWarning, 1,
+                            "Mismatch dtype between input and weight: input dtype = %s, weight dtype = %s, Cannot dispatch to "
+                            "fused implementation. (Triggered internally at "
+                            "/__w/pytorch/pytorch/aten/src/ATen/native/layer_norm.cpp:346.)",
+                            tn_dtype_cxx_name(x), tn_dtype_cxx_name(w));
+}
+
+/* upstream's rms_norm past its checks for a real input: a channels-last input, or (warning once) a
+ * weight of another dtype than the input's, takes the composite, which multiplies by the weight with
+ * promotion (an integer or bool weight too; measured); an input of no floating type is then the
+ * composite's dispatch error */
+static PyObject *rms_norm_via_composite(tn_value *a) {
+    const tn_tensor *x = TN_T(a[0]);
+    if (tn_suggest_format(x) == 0 && a[2].tag == TN_V_TENSOR && TN_T(a[2])->dtype != x->dtype &&
+        rms_norm_warn_mismatch(x->dtype, TN_T(a[2])->dtype) < 0)
+        return NULL;
+    if (!tn_nn_float(x->dtype)) return tn_kernel_missing("rms_norm", x->dtype);
+    PyObject *r = rms_norm_composite(a), *y = r ? Py_NewRef(PyTuple_GetItem(r, 0)) : NULL;
+    Py_XDECREF(r);
+    return y;
+}
+
+/* rms_norm recorded by autograd (autograd/decomp.c): upstream's CompositeImplicitAutograd
+ * rms_norm_symint, its checks, then the composite's steps op by op (whatever the weight's dtype;
+ * the kernel case too, whose _fused_rms_norm is that composite on CPU) */
+PyObject *tn_rms_norm_decomposed(tn_value *a) {
+    int64_t M, N;
+    if (norm_check(TN_T(a[0]), &a[1], &a[2], NULL, true, &M, &N) < 0) return NULL;
+    return rms_norm_via_composite(a);
 }
 
 /* the fused kernel's case: normalized_shape the input's trailing sizes, a weight of exactly that
@@ -382,6 +419,8 @@ static PyObject *rms_norm_impl(tn_value *a, bool fused) {
     }
     if (norm_check(x, &a[1], &a[2], NULL, true, &M, &N) < 0) return NULL;
     if (cplx) return rms_norm_complex(a, fused);
+    if (!fused && (tn_suggest_format(x) != 0 || (a[2].tag == TN_V_TENSOR && TN_T(a[2])->dtype != x->dtype)))
+        return rms_norm_via_composite(a);
     if (!tn_nn_float(x->dtype)) return tn_kernel_missing("rms_norm", x->dtype);
     if (a[2].tag == TN_V_TENSOR && !tn_nn_float(TN_T(a[2])->dtype)) return tn_kernel_missing("rms_norm", TN_T(a[2])->dtype);
     tn_dtype ct = tn_nn_compute(x->dtype);
