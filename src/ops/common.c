@@ -475,6 +475,21 @@ int tn_out_prepare(PyObject *out, int ndim, const int64_t *sizes, tn_dtype resul
     return tn_resize(out, ndim, sizes);
 }
 
+PyObject *tn_meta_copy_out(PyObject *res, PyObject *out, bool restride) {
+    const tn_tensor *r = tn_tensor_of(res);
+    tn_dtype from = r->dtype, to = tn_tensor_of(out)->dtype;
+    if (tn_out_prepare(out, r->ndim, r->sizes, to, NULL) < 0) return NULL;
+    if (restride) {
+        PyObject *v = tn_at_as_strided_(out, (tn_ints){.v = r->sizes, .n = r->ndim}, (tn_ints){.v = r->strides, .n = r->ndim}, NULL);
+        if (!v) return NULL;
+        Py_DECREF(v);
+    }
+    if (!tn_can_cast(from, to))
+        return PyErr_Format(PyExc_RuntimeError, "Attempting to cast from torch.%s to out tensor with dtype torch.%s, but "
+                            "this can't be cast because it is not safe!", tn_dtype_infos[from].name, tn_dtype_infos[to].name);
+    return Py_NewRef(out);
+}
+
 /* A new dense tensor with explicit strides (a permutation of a contiguous layout), not a view. */
 PyObject *tn_tensor_new_strided(int ndim, const int64_t *sizes, const int64_t *strides, tn_dtype dt) {
     int64_t n;
