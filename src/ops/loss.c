@@ -957,6 +957,14 @@ PyObject *tn_op_nll_loss2d_forward_output(tn_value *a) { return nll2d_fwd(a, a[5
 static PyObject *nll2d_bwd(tn_value *a, PyObject *outo) {
     tn_tensor *g = TN_T(a[0]), *x = TN_T(a[1]), *t = TN_T(a[2]), *tw = TN_T(a[6]);
     char s[256];
+    /* on meta, upstream's decomposition asserts the input's dims, then the target's
+     * (docs/breadth_more2.md "group meta (session 40)") */
+    if (tn_door_on_meta() && x->ndim != 4)
+        return PyErr_Format(PyExc_AssertionError, "only batches of spatial inputs supported (4D tensors), but got input of "
+                            "dimension: %d", x->ndim);
+    if (tn_door_on_meta() && t->ndim != 3)
+        return PyErr_Format(PyExc_AssertionError, "only batches of spatial targets supported (3D tensors) but got targets of "
+                            "dimension: %d", t->ndim);
     if (nll2d_check(x, t, &a[3]) < 0) return NULL;
     if (tn_numel(tw) != 1) {
         tn_shape_str(s, sizeof s, tw->ndim, tw->sizes);

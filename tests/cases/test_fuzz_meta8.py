@@ -12,6 +12,10 @@ or by the result's shape, strides, dtype and device (docs/breadth_more2.md "Fuzz
   restrided to the result and copied with the references' safe cast.
 - _softmax / softmax.int (and out=): no dim and no dtype check, half_to_float asserts half /
   bfloat16; out= by the references' safe cast.
+- nll_loss_forward / backward / nll_loss2d_backward: the decompositions' dim assertions
+  (AssertionError, "got 2D").
+- meta next to CPU tensors: baddbmm_, div with a rounding mode, huber_loss and the nll_loss family
+  check their arguments before the devices are compared; other ops keep the device error first.
 """
 from harness import cases
 from harness.autograd import ERR
@@ -104,4 +108,21 @@ cases("fuzz_meta8_sort_softmax", {
                                "lambda x, d: aten._safe_softmax.default(x, d)) for d in (1, 5)]",
     "cpu_kept": "[run(lambda: f(torch.zeros(2, 3), 5)) for f in (aten.sort.default, aten.argsort.default, torch.softmax, "
                 "lambda x, d: aten._softmax.default(x, d, False))]",
+}, setup=SETUP)
+
+cases("fuzz_meta8_mixed_devices", {
+    "nll_assertions": "c = torch.zeros(2, 3); [run(f) for f in (lambda: aten.nll_loss_forward.default(c, c, m, 1, 1), "
+                      "lambda: aten.nll_loss_forward.default(m, m, None, 0, -100), lambda: aten.nll_loss_forward.default(m1, m[0].long(), None, 1, -100), "
+                      "lambda: aten.nll_loss_forward.default(z, z.long(), None, 1, -100), lambda: aten.nll_loss.out(c, m, None, 1, 1, out=c), "
+                      "lambda: aten.nll_loss.out(m, m, m, out=c), lambda: aten.nll_loss.out(m, m, m, out=m), "
+                      "lambda: aten.nll_loss_backward.default(c, c, m, None, 1, 1, c), lambda: aten.nll_loss_backward.default(m, m1, m, None, 1, 1, m), "
+                      "lambda: aten.nll_loss2d_backward.default(c, c, m, None, 1, 1, c), lambda: aten.nll_loss2d_backward.default(m4, m4, m, None, 1, 1, z), "
+                      "lambda: aten.nll_loss_forward.default(c, c.long()[0], None, 1, -100))]",
+    "checks_before_devices": "c = torch.zeros(2, 3); [run(f) for f in (lambda: aten.baddbmm_.default(c, c, m), lambda: aten.baddbmm_.default(m, c, c), "
+                             "lambda: aten.div.Tensor_mode(c, m, rounding_mode='none'), lambda: aten.div_.Tensor_mode(m, c, rounding_mode='x'), "
+                             "lambda: aten.div.out_mode(m, c, rounding_mode='none', out=c), "
+                             "lambda: aten.huber_loss.default(m, c, delta=-1), lambda: aten.huber_loss.default(m, c, 1, 0.5))]",
+    "device_error_kept": "c = torch.zeros(2, 3); [run(f) for f in (lambda: aten.dist.default(m, c, 1j), lambda: aten.add.Tensor(m, c), "
+                         "lambda: aten.where.self(c > 0, m, c), "
+                         "lambda: aten.baddbmm.default(c, c, m))]",
 }, setup=SETUP)
