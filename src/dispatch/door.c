@@ -437,13 +437,13 @@ enum { OUT_OK, OUT_NOW, OUT_AFTER };
  * (measured: a meta self with a dim out of range, or an out= of another dtype, and a CPU out= give
  * the copy error): the composites forwarding straight to an out= overload whose Python meta kernel
  * is in the out wrapper (std / var.out, special_logsumexp.out, softmax / log_softmax.int_out,
- * nll_loss.out) or is
+ * nll_loss.out, subtract.out, divide.out_mode) or is
  * meta_sort, which checks nothing (argsort.stable_out, sort.values(_stable)). */
 static bool copies_first(int row) {
     static const char *const rows[][2] = {
         {"std", "out"}, {"var", "out"}, {"special_logsumexp", "out"}, {"softmax", "int_out"},
         {"log_softmax", "int_out"}, {"argsort", "stable_out"}, {"sort", "values"}, {"sort", "values_stable"},
-        {"nll_loss", "out"},
+        {"nll_loss", "out"}, {"subtract", "out"}, {"divide", "out_mode"},
     };
     const tn_op_def *d = tn_op_at(row);
     for (size_t i = 0; i < sizeof rows / sizeof *rows; i++)
@@ -606,14 +606,14 @@ static PyObject *meta_twin(PyObject *t) {
 
 /* For the ops below, the decompositions' device error (pending, from check_same_device) stands
  * only if the op runs with its CPU tensors on meta: their Python code checks its arguments before
- * the prims compare devices (measured: baddbmm_'s size reads, div's rounding_mode, huber_loss's
- * delta, nll_loss's assertions; docs/breadth_more2.md "group meta (session 40)"). Not every such
+ * the prims compare devices (measured: add / sub's alpha, baddbmm_'s size reads, div's
+ * rounding_mode, huber_loss's delta, nll_loss's assertions; docs/breadth_more2.md "group meta (session 40)"). Not every such
  * kernel does (dist compares devices before its p), and ours must check in upstream's order for
  * the trial to tell (index_fill's index rank, upstream's first check, comes after our dim wrap):
  * a list of those measured. CPU 0-dim tensors stay as they are. */
 static bool checks_before_devices(const tn_op_def *d) {
-    static const char *const names[] = {"baddbmm_", "div", "div_", "huber_loss", "nll_loss", "nll_loss_forward", "nll_loss_backward",
-                                        "nll_loss2d_backward"};
+    static const char *const names[] = {"add", "sub", "rsub", "subtract", "baddbmm_", "div", "div_", "divide", "huber_loss", "nll_loss",
+                                        "nll_loss_forward", "nll_loss_backward", "nll_loss2d_backward"};
     for (size_t i = 0; i < sizeof names / sizeof *names; i++)
         if (!strcmp(d->name, names[i])) return true;
     return false;

@@ -233,6 +233,10 @@ static int huber_delta(double delta) {
 }
 PyObject *tn_op_huber_loss(tn_value *a) {
     double delta = a[3].u.f;
+    /* on meta, upstream's reference maps the reduction to its name first (docs/breadth_more2.md
+     * "group meta (session 40)") */
+    if (tn_door_on_meta() && (a[2].u.i < 0 || a[2].u.i > 2))
+        return PyErr_Format(PyExc_ValueError, "%lld is not a valid value for reduction", (long long)a[2].u.i);
     if (huber_delta(delta) < 0) return NULL;
     tn_tensor *x = TN_T(a[0]);
     const tn_tensor *ts[2] = {x, TN_T(a[1])};   /* the iterator's broadcast, then its dtypes */

@@ -14,8 +14,11 @@ or by the result's shape, strides, dtype and device (docs/breadth_more2.md "Fuzz
   bfloat16; out= by the references' safe cast.
 - nll_loss_forward / backward / nll_loss2d_backward: the decompositions' dim assertions
   (AssertionError, "got 2D").
-- meta next to CPU tensors: baddbmm_, div with a rounding mode, huber_loss and the nll_loss family
-  check their arguments before the devices are compared; other ops keep the device error first.
+- add / sub / rsub's alpha (its Python type against the result dtype's) and huber_loss's reduction
+  (ValueError) on meta.
+- meta next to CPU tensors: add / sub's alpha, baddbmm_, div with a rounding mode, huber_loss and
+  the nll_loss family check their arguments before the devices are compared; other ops keep the
+  device error first; subtract.out / divide.out_mode / nll_loss.out compare out= first.
 """
 from harness import cases
 from harness.autograd import ERR
@@ -122,6 +125,22 @@ cases("fuzz_meta8_mixed_devices", {
                              "lambda: aten.div.Tensor_mode(c, m, rounding_mode='none'), lambda: aten.div_.Tensor_mode(m, c, rounding_mode='x'), "
                              "lambda: aten.div.out_mode(m, c, rounding_mode='none', out=c), "
                              "lambda: aten.huber_loss.default(m, c, delta=-1), lambda: aten.huber_loss.default(m, c, 1, 0.5))]",
+    "alpha_and_reduction": "c = torch.zeros(2, 3); mi = torch.empty(2, 3, dtype=torch.long, device='meta'); [run(f) for f in ("
+                           "lambda: aten.add.Tensor(m, m, alpha=1j), lambda: aten.add.Tensor(m, c, alpha=1j), lambda: aten.add.Tensor(c, m, alpha=1j), "
+                           "lambda: aten.add.Tensor(mi, mi, alpha=1.5), lambda: aten.add.Tensor(m.bool(), m.bool(), alpha=2), "
+                           "lambda: aten.add.Scalar(m, 2, alpha=1j), "
+                           "lambda: m.add_(m, alpha=1j), lambda: aten.add.out(m, m, alpha=1j, out=torch.empty(0, device='meta')), "
+                           "lambda: aten.sub.Tensor(m, c, alpha=1j), lambda: aten.rsub.Tensor(m, c, alpha=1j), lambda: aten.subtract.Tensor(m, c, alpha=1j), "
+                           "lambda: torch.sub(mi, mi, alpha=1.0), lambda: aten.sub.Tensor(m.bool(), m.bool(), alpha=1j), "
+                           "lambda: aten.huber_loss.default(m, c, reduction=3), lambda: aten.huber_loss.default(m, m, reduction=-1, delta=-1), "
+                           "lambda: aten.huber_loss.default(m, m, 1, -1), lambda: aten.huber_loss.default(m, m, 2, 0.5))]",
+    "out_device_first": "c = torch.zeros(2, 3); [run(f) for f in (lambda: aten.subtract.out(m, c, alpha=1j, out=torch.zeros(2, 3)), "
+                        "lambda: aten.subtract.out(c, m, alpha=1j, out=torch.zeros(2, 3)), lambda: aten.sub.out(m, c, alpha=1j, out=torch.zeros(2, 3)), "
+                        "lambda: aten.divide.out_mode(c, m, rounding_mode='none', out=torch.zeros(2, 3)), "
+                        "lambda: aten.divide.out_mode(m, c, rounding_mode='none', out=torch.zeros(2, 3)), "
+                        "lambda: aten.divide.out_mode(c, c, rounding_mode='x', out=torch.empty(0, device='meta')), "
+                        "lambda: aten.divide.out_mode(m, m, rounding_mode='none', out=torch.empty(0, device='meta')), "
+                        "lambda: aten.divide.out_mode(c, c, rounding_mode='none', out=torch.zeros(2, 3)))]",
     "device_error_kept": "c = torch.zeros(2, 3); [run(f) for f in (lambda: aten.dist.default(m, c, 1j), lambda: aten.add.Tensor(m, c), "
                          "lambda: aten.where.self(c > 0, m, c), "
                          "lambda: aten.baddbmm.default(c, c, m))]",
