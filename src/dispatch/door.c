@@ -607,13 +607,15 @@ static PyObject *meta_twin(PyObject *t) {
 /* For the ops below, the decompositions' device error (pending, from check_same_device) stands
  * only if the op runs with its CPU tensors on meta: their Python code checks its arguments before
  * the prims compare devices (measured: add / sub's alpha, baddbmm_'s size reads, div's
- * rounding_mode, huber_loss's delta, nll_loss's assertions; docs/breadth_more2.md "group meta (session 40)"). Not every such
- * kernel does (dist compares devices before its p), and ours must check in upstream's order for
- * the trial to tell (index_fill's index rank, upstream's first check, comes after our dim wrap):
- * a list of those measured. CPU 0-dim tensors stay as they are. */
+ * rounding_mode, huber_loss's delta, the nll_loss and _native_batch_norm_legit assertions;
+ * docs/breadth_more2.md "group meta (session 40)"). Not every such kernel does (dist compares
+ * devices before its p), and ours must check in upstream's order for the trial to tell
+ * (index_fill's index rank, upstream's first check, comes after our dim wrap): a list of those
+ * measured. CPU 0-dim tensors stay as they are. */
 static bool checks_before_devices(const tn_op_def *d) {
-    static const char *const names[] = {"add", "sub", "rsub", "subtract", "baddbmm_", "div", "div_", "divide", "huber_loss", "nll_loss",
-                                        "nll_loss_forward", "nll_loss_backward", "nll_loss2d_backward"};
+    static const char *const names[] = {"add", "sub", "rsub", "subtract", "baddbmm_", "div", "div_", "divide", "huber_loss",
+                                        "_native_batch_norm_legit", "nll_loss", "nll_loss_forward", "nll_loss_backward",
+                                        "nll_loss2d_backward"};
     for (size_t i = 0; i < sizeof names / sizeof *names; i++)
         if (!strcmp(d->name, names[i])) return true;
     return false;

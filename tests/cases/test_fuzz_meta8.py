@@ -13,11 +13,12 @@ or by the result's shape, strides, dtype and device (docs/breadth_more2.md "Fuzz
 - _softmax / softmax.int (and out=): no dim and no dtype check, half_to_float asserts half /
   bfloat16; out= by the references' safe cast.
 - nll_loss_forward / backward / nll_loss2d_backward: the decompositions' dim assertions
-  (AssertionError, "got 2D").
+  (AssertionError, "got 2D"); _native_batch_norm_legit.no_stats outside training asserts running
+  statistics.
 - add / sub / rsub's alpha (its Python type against the result dtype's) and huber_loss's reduction
   (ValueError) on meta.
-- meta next to CPU tensors: add / sub's alpha, baddbmm_, div with a rounding mode, huber_loss and
-  the nll_loss family check their arguments before the devices are compared; other ops keep the
+- meta next to CPU tensors: add / sub's alpha, baddbmm_, div with a rounding mode, huber_loss,
+  _native_batch_norm_legit and the nll_loss family check their arguments before the devices are compared; other ops keep the
   device error first; subtract.out / divide.out_mode / nll_loss.out compare out= first.
 """
 from harness import cases
@@ -141,6 +142,10 @@ cases("fuzz_meta8_mixed_devices", {
                         "lambda: aten.divide.out_mode(c, c, rounding_mode='x', out=torch.empty(0, device='meta')), "
                         "lambda: aten.divide.out_mode(m, m, rounding_mode='none', out=torch.empty(0, device='meta')), "
                         "lambda: aten.divide.out_mode(c, c, rounding_mode='none', out=torch.zeros(2, 3)))]",
+    "batch_norm_no_stats_eval": "c = torch.zeros(2, 3); [run(f) for f in (lambda: aten._native_batch_norm_legit.no_stats(c, c, m, False, 2.0, 2.0), "
+                                "lambda: aten._native_batch_norm_legit.no_stats(m, m, m, False, 0.1, 1e-5), "
+                                "lambda: torch._native_batch_norm_legit(m, None, None, False, 0.1, 1e-5), "
+                                "lambda: aten._native_batch_norm_legit.no_stats(m, torch.empty(3, device='meta'), torch.empty(3, device='meta'), True, 0.1, 1e-5))]",
     "device_error_kept": "c = torch.zeros(2, 3); [run(f) for f in (lambda: aten.dist.default(m, c, 1j), lambda: aten.add.Tensor(m, c), "
                          "lambda: aten.where.self(c > 0, m, c), "
                          "lambda: aten.baddbmm.default(c, c, m))]",
