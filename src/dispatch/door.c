@@ -437,12 +437,14 @@ enum { OUT_OK, OUT_NOW, OUT_AFTER };
 /* Out= rows whose upstream Meta path copies into out= before any argument check of its own
  * (measured: a meta self with a dim out of range, or an out= of another dtype, and a CPU out= give
  * the copy error): the composites forwarding straight to an out= overload whose Python meta kernel
- * is in the out wrapper (std / var.out, special_logsumexp.out, softmax / log_softmax.int_out) or is
+ * is in the out wrapper (std / var.out, special_logsumexp.out, softmax / log_softmax.int_out,
+ * nll_loss.out, subtract.out, divide.out_mode) or is
  * meta_sort, which checks nothing (argsort.stable_out, sort.values(_stable)). */
 static bool copies_first(int row) {
     static const char *const rows[][2] = {
         {"std", "out"}, {"var", "out"}, {"special_logsumexp", "out"}, {"softmax", "int_out"},
         {"log_softmax", "int_out"}, {"argsort", "stable_out"}, {"sort", "values"}, {"sort", "values_stable"},
+        {"nll_loss", "out"}, {"subtract", "out"}, {"divide", "out_mode"},
     };
     const tn_op_def *d = tn_op_at(row);
     for (size_t i = 0; i < sizeof rows / sizeof *rows; i++)
@@ -592,6 +594,73 @@ int tn_door_stand_in_same_device(int row, const tn_value *args) {
         for (int k = 0; local[i].tag == TN_V_TENSOR && k < meta_now->n; k++)
             if (meta_now->cpu[k] == local[i].u.obj) { local[i].u.obj = meta_now->orig[k]; break; }
     return check_same_device(row, s, local);
+}
+
+/* A meta tensor of t's geometry (dtype, sizes, strides, offset, storage size). */
+static PyObject *meta_twin(PyObject *t) {
+    tn_tensor g = *tn_tensor_of(t);
+    tn_storage *s = tn_storage_new(g.storage->nbytes, TN_DEVICE_META);
+    if (!s) return PyErr_NoMemory();
+    g.storage = s;
+    return tn_tensor_wrap(&g);
+}
+
+/* For the ops below, the decompositions' device error (pending, from check_same_device) stands
+ * only if the op runs with its CPU tensors on meta: their Python code checks its arguments before
+ * the prims compare devices (measured: add / sub's alpha, baddbmm_'s size reads, div's
+ * rounding_mode, huber_loss's delta, the nll_loss and _native_batch_norm_legit assertions;
+ * docs/breadth_more2.md "group meta (session 40)"). Not every such kernel does (dist compares
+ * devices before its p), and ours must check in upstream's order for the trial to tell
+ * (index_fill's index rank, upstream's first check, comes after our dim wrap): a list of those
+ * measured. CPU 0-dim tensors stay as they are. */
+static bool checks_before_devices(const tn_op_def *d) {
+    static const char *const names[] = {"add", "sub", "rsub", "subtract", "baddbmm_", "div", "div_", "divide", "huber_loss",
+                                        "_native_batch_norm_legit", "nll_loss", "nll_loss_forward", "nll_loss_backward",
+                                        "nll_loss2d_backward"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        if (!strcmp(d->name, names[i])) return true;
+    return false;
+}
+
+static PyObject *device_error_after(const tn_op_def *d, const tn_schema *s, tn_value *args) {
+    PyObject *et, *ev, *tb;
+    PyErr_Fetch(&et, &ev, &tb);
+    tn_value local[64];
+    PyObject *made[64];
+    int nmade = 0;
+    bool ok = false;
+    if (s->nargs > 64 || !checks_before_devices(d)) goto done;
+    memcpy(local, args, (size_t)s->nargs * sizeof *local);
+    for (int i = 0; i < s->nargs; i++) {
+        if (local[i].tag == TN_V_TENSOR && !local[i].wrapped && !is_meta(local[i].u.obj) && !cpu_scalar(local[i].u.obj)) {
+            if (nmade == 64 || !(made[nmade] = meta_twin(local[i].u.obj))) goto done;
+            local[i].u.obj = made[nmade++];
+        } else if (local[i].tag == TN_V_TENSORLIST) {
+            Py_ssize_t n = PyTuple_Size(local[i].u.obj);
+            PyObject *tup = PyTuple_New(n);
+            if (!tup || nmade == 64) { Py_XDECREF(tup); goto done; }
+            made[nmade++] = tup;
+            for (Py_ssize_t k = 0; k < n; k++) {
+                PyObject *e = PyTuple_GetItem(local[i].u.obj, k);
+                PyObject *c = tn_py_is_tensor(e) && !is_meta(e) && !cpu_scalar(e) ? meta_twin(e) : Py_NewRef(e);
+                if (!c) goto done;
+                PyTuple_SetItem(tup, k, c);
+            }
+            local[i].u.obj = tup;
+        }
+    }
+    PyObject *r = meta_call(d, s, local);
+    ok = r != NULL;
+    Py_XDECREF(r);
+done:
+    for (int i = 0; i < nmade; i++) Py_DECREF(made[i]);
+    if (ok || !PyErr_Occurred()) {
+        PyErr_Clear();
+        PyErr_Restore(et, ev, tb);
+    } else {
+        Py_XDECREF(et); Py_XDECREF(ev); Py_XDECREF(tb);
+    }
+    return NULL;
 }
 
 static PyObject *meta_call(const tn_op_def *d, const tn_schema *s, tn_value *args) {
@@ -1325,7 +1394,7 @@ PyObject *tn_door_below_autograd_op(const tn_op_def *d, const tn_schema *s, tn_v
         int when = check_out_devices(row, s, args);
         if (when == OUT_NOW) return NULL;
         if (when == OUT_AFTER) return out_device_after(d, s, args, row);
-        if (check_same_device(row, s, args) < 0) return NULL;
+        if (check_same_device(row, s, args) < 0) return device_error_after(d, s, args);
         PyObject *r = meta_call(d, s, args);
         if (r && composite_same_device(row, s, args) < 0) Py_CLEAR(r);
         return r;

@@ -681,6 +681,16 @@ PyObject *tn_op_native_layer_norm_backward_out(tn_value *a) {
  * sizes (target.size(0) read) and the 1-D target's size (not on meta, its Python meta's) */
 static int nll_check(const tn_tensor *x, const tn_tensor *t, bool fwd) {
     char s1[256], s2[256];
+    /* on meta, upstream's decompositions assert the dims first, in their own words
+     * (docs/breadth_more2.md "group meta (session 40)"); the backward's allows a 0-d self */
+    if (tn_door_on_meta() && (x->ndim > 2 || (fwd && x->ndim < 1))) {
+        PyErr_Format(PyExc_AssertionError, "input tensor should be 1D or 2D, got %dD", x->ndim);
+        return -1;
+    }
+    if (tn_door_on_meta() && t->ndim > 1) {
+        PyErr_Format(PyExc_AssertionError, "0D or 1D target tensor expected, multi-target not supported, got %dD", t->ndim);
+        return -1;
+    }
     if (x->ndim < 1 || x->ndim > 2) {
         PyErr_SetString(PyExc_RuntimeError, "input tensor should be 1D or 2D");
         return -1;

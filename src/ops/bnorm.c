@@ -281,7 +281,13 @@ static PyObject *bn_args(tn_value *a, int rm_i, int train_i, int mom_i, bool for
 
 PyObject *tn_op_native_batch_norm(tn_value *a) { return bn_args(a, 3, 5, 6, false); }
 PyObject *tn_op__native_batch_norm_legit(tn_value *a) { return bn_args(a, 3, 5, 6, false); }
-PyObject *tn_op__native_batch_norm_legit_no_stats(tn_value *a) { return bn_args(a, -1, 3, 4, false); }
+/* on meta, upstream's decomposition asserts running statistics outside training before anything
+ * (docs/breadth_more2.md "group meta (session 40)") */
+PyObject *tn_op__native_batch_norm_legit_no_stats(tn_value *a) {
+    if (tn_door_on_meta() && !bool_of(&a[3]))
+        return PyErr_Format(PyExc_AssertionError, "running_mean and running_var must not be None in eval mode");
+    return bn_args(a, -1, 3, 4, false);
+}
 /* (input, weight, bias, running_mean, running_var, momentum, eps): eval mode */
 PyObject *tn_op__native_batch_norm_legit_no_training(tn_value *a) { return bn_args(a, 3, -1, 5, false); }
 

@@ -168,7 +168,25 @@ int tn_alpha_check(tn_dtype ct, const tn_value *alpha, PyObject *target, bool in
     }
     const char *msg = NULL;
     bool real = !tn_dtype_is_complex(ct), integral = real && !tn_dtype_is_floating(ct);
-    if (tn_door_on_meta()) return 0; /* upstream's meta add / sub (Python) checks no alpha */
+    if (tn_door_on_meta()) {
+        /* on meta, upstream's in-place add_ / sub_ (Python meta) check no alpha; its references'
+         * add / sub (and out=) refuse an alpha of a Python type above the result dtype's, once the
+         * operands broadcast (docs/breadth_more2.md "group meta (session 40)"). Not with a number
+         * operand (add.Scalar's meta checks nothing), nor an alpha equal to 1, which sub skips
+         * (add refuses 1.0 for integers: not reproduced, this check does not know which op) */
+        bool one = (alpha->tag == TN_V_FLOAT && alpha->u.f == 1.0) ||
+                   (alpha->tag == TN_V_COMPLEX && alpha->u.c.re == 1.0 && alpha->u.c.im == 0.0);
+        if (inplace || ct == TN_DTYPE_BOOL || one || a->wrapped || b->wrapped) return 0;
+        static const char *const py[] = {"bool", "int", "float", "complex"};
+        int have = alpha->tag == TN_V_BOOL ? 0 : alpha->tag == TN_V_INT ? 1 : alpha->tag == TN_V_FLOAT ? 2 : 3;
+        int want = !real ? 3 : integral ? 1 : 2;
+        const tn_tensor *ts[2] = {TN_T(*a), TN_T(*b)};
+        int nd;
+        int64_t shape[TN_MAX_DIMS];
+        if (have <= want || tn_broadcast_tensors_shape(2, ts, &nd, shape) < 0) { PyErr_Clear(); return 0; }
+        PyErr_Format(PyExc_ValueError, "alpha argument of type <class '%s'> cannot be safely cast to type <class '%s'>!", py[have], py[want]);
+        return -1;
+    }
     if (alpha->tag == TN_V_BOOL && ct != TN_DTYPE_BOOL) msg = "Boolean alpha only supported for Boolean results.";
     else if (integral && (alpha->tag == TN_V_FLOAT || alpha->tag == TN_V_COMPLEX))
         msg = "For integral input tensors, argument alpha must not be a floating point number.";
@@ -473,6 +491,21 @@ int tn_out_prepare(PyObject *out, int ndim, const int64_t *sizes, tn_dtype resul
             return -1;
     }
     return tn_resize(out, ndim, sizes);
+}
+
+PyObject *tn_meta_copy_out(PyObject *res, PyObject *out, bool restride) {
+    const tn_tensor *r = tn_tensor_of(res);
+    tn_dtype from = r->dtype, to = tn_tensor_of(out)->dtype;
+    if (tn_out_prepare(out, r->ndim, r->sizes, to, NULL) < 0) return NULL;
+    if (restride) {
+        PyObject *v = tn_at_as_strided_(out, (tn_ints){.v = r->sizes, .n = r->ndim}, (tn_ints){.v = r->strides, .n = r->ndim}, NULL);
+        if (!v) return NULL;
+        Py_DECREF(v);
+    }
+    if (!tn_can_cast(from, to))
+        return PyErr_Format(PyExc_RuntimeError, "Attempting to cast from torch.%s to out tensor with dtype torch.%s, but "
+                            "this can't be cast because it is not safe!", tn_dtype_infos[from].name, tn_dtype_infos[to].name);
+    return Py_NewRef(out);
 }
 
 /* A new dense tensor with explicit strides (a permutation of a contiguous layout), not a view. */

@@ -190,6 +190,11 @@ int tn_scalar_of_0dim(PyObject *t, tn_scalar *out);
  * result dtype can be cast to out's dtype, resizes out the way upstream resizes (warning when a
  * non-empty out changes shape). Returns 0 or -1 with an exception. */
 int tn_out_prepare(PyObject *out, int ndim, const int64_t *sizes, tn_dtype result_dtype, const char *op);
+/* The references' out wrapper as upstream's Python Meta kernels run it (_maybe_resize_out, then
+ * _safe_copy_out's safe-cast check: "Attempting to cast from torch.X to out tensor with dtype
+ * torch.Y, ..."), for a call on meta (no data is copied); restride: out then takes res's strides
+ * (meta_sort's as_strided_). Returns a new reference to out, or NULL. Does not steal res. */
+PyObject *tn_meta_copy_out(PyObject *res, PyObject *out, bool restride);
 /* Deliver a computed result: with no out= tensor, `res` itself; else `res` copied into `out`
  * after tn_out_prepare (named `op` in messages), returning a new reference to out. Steals res
  * (NULL passes through). */

@@ -269,6 +269,69 @@ static int64_t vec_width(tn_dtype dt) { return 32 / tn_dtype_itemsize(dt); }
 static PyObject *separable_resize(PyObject *self, const int64_t *osz, bool cubic, bool aa, bool align,
                                   const tn_value *sh, const tn_value *sw);
 
+/* One output size as the decompositions take it: its scale (in / out divides by zero without
+ * align_corners or a positive scale), then arange(out), which refuses a negative size. */
+static int meta_decomp_size(int64_t in, int64_t out, bool align, const tn_value *scale) {
+    (void)in;
+    if (!align && !has_scale(scale) && out == 0) {
+        PyErr_SetString(PyExc_ZeroDivisionError, "division by zero");
+        return -1;
+    }
+    if (out < 0) {
+        PyErr_SetString(PyExc_RuntimeError, "upper bound and lower bound inconsistent with step sign");
+        return -1;
+    }
+    return 0;
+}
+
+/* On meta, upstream's Meta kernel of the linear / bicubic forward ops is a Python decomposition
+ * without argument checks: it unpacks the input's shape first, and the rank errors are Python's
+ * (docs/breadth_more2.md "group meta (session 40)"). The linear ones read size(1), then zip the
+ * spatial sizes with output_size and unpack the result in threes, each size's scale and arange
+ * first; bicubic unpacks four sizes, then takes output_size[0] and [1]'s scales, then their
+ * aranges. Only these refusals are taken: what the decomposition accepts goes to the checks
+ * below (its results for other ranks are not reproduced). */
+static int meta_decomp_check(const iop *op, const tn_tensor *t, int on, const int64_t *osz, bool align,
+                             const tn_value *const *scales) {
+    if (op->kind == K_CUBIC) {
+        if (t->ndim != 4) {
+            if (t->ndim > 4) PyErr_SetString(PyExc_ValueError, "too many values to unpack (expected 4)");
+            else PyErr_Format(PyExc_ValueError, "not enough values to unpack (expected 4, got %d)", t->ndim);
+            return -1;
+        }
+        for (int d = 0; d < 2; d++) {
+            if (on <= d) {
+                PyErr_SetString(PyExc_IndexError, "list index out of range");
+                return -1;
+            }
+            if (meta_decomp_size(t->sizes[2 + d], osz[d], align, scales[d]) < 0 && PyErr_ExceptionMatches(PyExc_ZeroDivisionError))
+                return -1;
+            PyErr_Clear();
+        }
+        for (int d = 0; d < 2; d++)
+            if (osz[d] < 0) return meta_decomp_size(t->sizes[2 + d], osz[d], true, scales[d]);
+        return 0;
+    }
+    if (op->kind != K_LINEAR) return 0;
+    if (t->ndim < 2) {
+        PyErr_SetString(PyExc_IndexError, "tuple index out of range");
+        return -1;
+    }
+    int n = t->ndim - 2, k = n < on ? n : on;
+    if (k > op->nd) k = op->nd;
+    if (k == 0) {
+        PyErr_SetString(PyExc_ValueError, "not enough values to unpack (expected 3, got 0)");
+        return -1;
+    }
+    for (int d = 0; d < k; d++)
+        if (meta_decomp_size(t->sizes[2 + d], osz[d], align, scales[d]) < 0) return -1;
+    if (k < n) {   /* the corner loop indexes one per spatial dim */
+        PyErr_SetString(PyExc_IndexError, "tuple index out of range");
+        return -1;
+    }
+    return 0;
+}
+
 static PyObject *interp_fwd(const iop *op, tn_value *a) {
     tn_tensor *t = TN_T(a[0]);
     int nd = op->nd;
@@ -278,6 +341,7 @@ static PyObject *interp_fwd(const iop *op, tn_value *a) {
     for (int d = 0; d < nd; d++) scales[d] = &a[(lin ? 3 : 2) + d];
     int on = a[1].u.ints.n;
     const int64_t *osz = a[1].u.ints.v;
+    if (lin && tn_door_on_meta() && meta_decomp_check(op, t, on, osz, align, scales) < 0) return NULL;
     if (fwd_check(nd, t, on, osz) < 0) return NULL;
     int64_t out_sizes[5] = {t->sizes[0], t->sizes[1]};
     for (int d = 0; d < nd; d++) out_sizes[2 + d] = osz[d];

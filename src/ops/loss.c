@@ -233,6 +233,10 @@ static int huber_delta(double delta) {
 }
 PyObject *tn_op_huber_loss(tn_value *a) {
     double delta = a[3].u.f;
+    /* on meta, upstream's reference maps the reduction to its name first (docs/breadth_more2.md
+     * "group meta (session 40)") */
+    if (tn_door_on_meta() && (a[2].u.i < 0 || a[2].u.i > 2))
+        return PyErr_Format(PyExc_ValueError, "%lld is not a valid value for reduction", (long long)a[2].u.i);
     if (huber_delta(delta) < 0) return NULL;
     tn_tensor *x = TN_T(a[0]);
     const tn_tensor *ts[2] = {x, TN_T(a[1])};   /* the iterator's broadcast, then its dtypes */
@@ -957,6 +961,14 @@ PyObject *tn_op_nll_loss2d_forward_output(tn_value *a) { return nll2d_fwd(a, a[5
 static PyObject *nll2d_bwd(tn_value *a, PyObject *outo) {
     tn_tensor *g = TN_T(a[0]), *x = TN_T(a[1]), *t = TN_T(a[2]), *tw = TN_T(a[6]);
     char s[256];
+    /* on meta, upstream's decomposition asserts the input's dims, then the target's
+     * (docs/breadth_more2.md "group meta (session 40)") */
+    if (tn_door_on_meta() && x->ndim != 4)
+        return PyErr_Format(PyExc_AssertionError, "only batches of spatial inputs supported (4D tensors), but got input of "
+                            "dimension: %d", x->ndim);
+    if (tn_door_on_meta() && t->ndim != 3)
+        return PyErr_Format(PyExc_AssertionError, "only batches of spatial targets supported (3D tensors) but got targets of "
+                            "dimension: %d", t->ndim);
     if (nll2d_check(x, t, &a[3]) < 0) return NULL;
     if (tn_numel(tw) != 1) {
         tn_shape_str(s, sizeof s, tw->ndim, tw->sizes);

@@ -83,12 +83,30 @@ static PyObject *softmax_impl(nn_smax_kind kind, PyObject *self, int64_t dim_arg
     return nn_narrow(y, t->dtype);
 }
 
+/* On meta, upstream's Meta kernel of _softmax (and of softmax.int, which reaches it) is a Python
+ * function in the references' out wrapper that checks no dim and no dtype: half_to_float asserts
+ * a half / bfloat16 self, the result is a contiguous empty tensor of self's dtype (float32 with
+ * half_to_float), copied into out= by the references' safe cast (measured: docs/breadth_more2.md
+ * "group meta (session 40)"). */
+static PyObject *softmax_meta(PyObject *self, bool h2f, PyObject *out) {
+    const tn_tensor *t = tn_tensor_of(self);
+    if (h2f && t->dtype != TN_DTYPE_F16 && t->dtype != TN_DTYPE_BF16)
+        return PyErr_Format(PyExc_AssertionError, "half_to_float is True but x.dtype is torch.%s, expected half or bfloat16",
+                            tn_dtype_infos[t->dtype].name);
+    PyObject *r = tn_tensor_new_empty(t->ndim, t->sizes, h2f ? TN_DTYPE_F32 : t->dtype, TN_DEVICE_CPU);
+    if (!r || !out) return r;
+    PyObject *o = tn_meta_copy_out(r, out, false);
+    Py_DECREF(r);
+    return o;
+}
+
 /* upstream's meta function wraps the dim and sets the output (out='s exact dtype: float with
  * half_to_float, else self's); the CPU kernel then refuses half_to_float, in softmax's words for
  * both. */
 static PyObject *underscore_softmax(nn_smax_kind kind, tn_value *a, PyObject *out) {
     const tn_tensor *t = TN_T(a[0]);
     int64_t dim;
+    if (kind == NN_SOFTMAX && tn_door_on_meta()) return softmax_meta(a[0].u.obj, nn_bool(&a[2]), out);
     if (tn_wrap_dim(a[1].u.i, t->ndim, &dim) < 0) return NULL;
     if (tn_out_dtype_exact(out, nn_bool(&a[2]) ? TN_DTYPE_F32 : t->dtype) < 0) return NULL;
     if (nn_bool(&a[2])) {
@@ -109,6 +127,11 @@ static PyObject *softmax_int(nn_smax_kind kind, tn_value *a, PyObject *out) {
         if (!x) return NULL;
     } else {
         x = Py_NewRef(a[0].u.obj);
+    }
+    if (kind == NN_SOFTMAX && tn_door_on_meta()) {
+        PyObject *r = softmax_meta(x, false, out);
+        Py_DECREF(x);
+        return r;
     }
     /* out=: upstream's _softmax.out on the converted input, its meta's dim wrap then exact dtype */
     int64_t dim;

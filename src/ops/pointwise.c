@@ -965,9 +965,10 @@ DEF(multiply__Scalar, tn_op_mul__Scalar(a))
 /* divide with rounding_mode (None, 'trunc', 'floor'); `scalar`: other is a number */
 static PyObject *divide_mode(tn_value *a, const tn_value *mode, PyObject *out, bool inplace, bool scalar) {
     /* divide.out_mode reaches div.out_mode's out wrapper, whose out= device check comes before the
-     * reference's ValueError (measured); the door raises that check after a composite's own, so
-     * this one keeps the RuntimeError there */
-    int m = tn_div_rounding_mode(mode, !out);
+     * reference's ValueError (measured): the door raises it first (copies_first), then this is the
+     * reference's ValueError on meta as div's */
+    (void)out;
+    int m = tn_div_rounding_mode(mode, true);
     if (m < 0) return NULL;
     const bspec *s = m == 1 ? &bs_truncdiv : m == 2 ? &bs_floordiv : &bs_truediv;
     return scalar ? b_ts(s, a, out, inplace) : b_tt(s, a, out, inplace);

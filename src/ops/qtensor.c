@@ -146,11 +146,24 @@ static PyObject *quantize_tensor(PyObject *self, double scale, int64_t zp, tn_dt
 }
 
 
+/* On meta, upstream's Meta kernel of every quantize_per_tensor overload is a Python function
+ * returning empty_like(input): self's dtype and strides, no check of scale, zero point or dtype
+ * (measured: a float32 result for dtype=quint8 too); .tensors hands it the list
+ * (docs/breadth_more2.md "group meta (session 40)"). */
+static PyObject *quantize_meta(PyObject *self) {
+    if (tn_py_is_tensor(self)) return tn_at_empty_like(self, NULL, NULL, NULL, NULL, NULL);
+    return PyErr_Format(PyExc_TypeError, "empty_like(): argument 'input' (position 1) must be Tensor, not list");
+}
+
 /* quantize_per_tensor(self, float scale, int zero_point, ScalarType dtype) */
-PyObject *tn_op_quantize_per_tensor(tn_value *a) { return quantize_tensor(a[0].u.obj, a[1].u.f, a[2].u.i, a[3].u.dtype); }
+PyObject *tn_op_quantize_per_tensor(tn_value *a) {
+    if (tn_door_on_meta()) return quantize_meta(a[0].u.obj);
+    return quantize_tensor(a[0].u.obj, a[1].u.f, a[2].u.i, a[3].u.dtype);
+}
 
 /* .tensor_qparams: scale.item() as float, zero_point.item() as int */
 PyObject *tn_op_quantize_per_tensor_tensor_qparams(tn_value *a) {
+    if (tn_door_on_meta()) return quantize_meta(a[0].u.obj);
     tn_value s, z;
     if (tn_fq_item(a[1].u.obj, &s) < 0 || tn_fq_item(a[2].u.obj, &z) < 0) return NULL;
     return quantize_tensor(a[0].u.obj, (float)tn_fq_num_f(&s), tn_fq_num_i(&z), a[3].u.dtype);
@@ -160,6 +173,7 @@ PyObject *tn_op_quantize_per_tensor_tensor_qparams(tn_value *a) {
  * one element after another as upstream's loop reads them (select()'s IndexError, item()'s
  * RuntimeError), zero_points[i] before scales[i] (measured) */
 PyObject *tn_op_quantize_per_tensor_tensors(tn_value *a) {
+    if (tn_door_on_meta()) return quantize_meta(a[0].u.obj);
     PyObject *ts = a[0].u.obj;
     Py_ssize_t n = PyTuple_Size(ts);
     PyObject *out = PyList_New(n);

@@ -191,8 +191,40 @@ static int sort_out_checks(PyObject *self, int64_t dim, PyObject *vout, PyObject
     return tn_out_dtype_exact(vout, t->dtype) < 0 || tn_out_dtype_exact(iout, TN_DTYPE_I64) < 0 ? -1 : 0;
 }
 
+/* On meta, upstream's Meta kernel of sort (Python meta_sort, which argsort reaches too) checks
+ * nothing (no dim wrap, any dtype): values = empty_like(self), indices = empty_like(self, int64);
+ * out= tensors are resized, restrided to those and take them by the references' safe-cast copy,
+ * values first (measured: docs/breadth_more2.md "group meta (session 40)"). */
+static PyObject *sort_meta(PyObject *self, PyObject *vout, PyObject *iout, bool want_values) {
+    PyObject *v = want_values ? tn_at_empty_like(self, NULL, NULL, NULL, NULL, NULL) : NULL;
+    PyObject *i = tn_at_empty_like(self, TN_DT(TN_DTYPE_I64), NULL, NULL, NULL, NULL);
+    if ((want_values && !v) || !i) goto fail;
+    if (iout) {
+        /* both resized and restrided before either copy */
+        PyObject *outs[2] = {vout, iout}, *res[2] = {v, i};
+        for (int k = want_values ? 0 : 1; k < 2; k++) {
+            const tn_tensor *r = tn_tensor_of(res[k]);
+            if (tn_out_prepare(outs[k], r->ndim, r->sizes, tn_tensor_of(outs[k])->dtype, "sort") < 0) goto fail;
+        }
+        for (int k = want_values ? 0 : 1; k < 2; k++) {
+            PyObject *o = tn_meta_copy_out(res[k], outs[k], true);
+            if (!o) goto fail;
+            Py_DECREF(o);
+        }
+        Py_XDECREF(v);
+        Py_DECREF(i);
+        return want_values ? tn_return_pair("sort_out", Py_NewRef(vout), Py_NewRef(iout)) : Py_NewRef(iout);
+    }
+    return want_values ? tn_return_pair("sort", v, i) : i;
+fail:
+    Py_XDECREF(v);
+    Py_XDECREF(i);
+    return NULL;
+}
+
 static PyObject *sort_impl(PyObject *self, int64_t dim, bool desc, PyObject *vout, PyObject *iout) {
     PyObject *v, *i;
+    if (tn_door_on_meta()) return sort_meta(self, vout, iout, true);
     if (vout && sort_out_checks(self, dim, vout, iout) < 0) return NULL;
     if (sort_core(self, dim, desc, -1, false, &v, &i) < 0) return NULL;
     if (vout) return sort_outs("sort", self, v, i, vout, iout);
@@ -212,6 +244,7 @@ PyObject *tn_op_sort_values_stable(tn_value *a) {
 
 static PyObject *argsort_impl(PyObject *self, int64_t dim, bool desc, PyObject *out) {
     PyObject *v, *i;
+    if (tn_door_on_meta()) return sort_meta(self, NULL, out, false);
     if (out && sort_out_checks(self, dim, NULL, out) < 0) return NULL;
     if (sort_core(self, dim, desc, -1, false, &v, &i) < 0) return NULL;
     Py_DECREF(v);
