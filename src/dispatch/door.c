@@ -196,14 +196,16 @@ static bool any_meta(const tn_schema *s, tn_value *args) {
     return false;
 }
 
-/* A CPU stand-in for meta tensor t: same dtype, sizes, strides, offset; zero bytes. */
-static PyObject *stand_in(PyObject *t) {
+/* A tensor of t's geometry (dtype, sizes, strides, offset, storage size) on device dev: a meta
+ * tensor's CPU stand-in (zero bytes), or a CPU tensor's meta twin. */
+static PyObject *twin_on(PyObject *t, tn_device_type dev) {
     tn_tensor g = *tn_tensor_of(t);
-    tn_storage *s = tn_storage_new_zeroed(g.storage->nbytes, TN_DEVICE_CPU);
+    tn_storage *s = dev == TN_DEVICE_CPU ? tn_storage_new_zeroed(g.storage->nbytes, dev) : tn_storage_new(g.storage->nbytes, dev);
     if (!s) return PyErr_NoMemory();
     g.storage = s;
     return tn_tensor_wrap(&g);
 }
+static PyObject *stand_in(PyObject *t) { return twin_on(t, TN_DEVICE_CPU); }
 
 /* orig / cpu: the meta (or written) arguments and their CPU stand-ins; keep: the CPU tensors the
  * op read as they are, which a result may be (broadcast_tensors, reshape returning self) */
@@ -596,14 +598,7 @@ int tn_door_stand_in_same_device(int row, const tn_value *args) {
     return check_same_device(row, s, local);
 }
 
-/* A meta tensor of t's geometry (dtype, sizes, strides, offset, storage size). */
-static PyObject *meta_twin(PyObject *t) {
-    tn_tensor g = *tn_tensor_of(t);
-    tn_storage *s = tn_storage_new(g.storage->nbytes, TN_DEVICE_META);
-    if (!s) return PyErr_NoMemory();
-    g.storage = s;
-    return tn_tensor_wrap(&g);
-}
+static PyObject *meta_twin(PyObject *t) { return twin_on(t, TN_DEVICE_META); }
 
 /* For the ops below, the decompositions' device error (pending, from check_same_device) stands
  * only if the op runs with its CPU tensors on meta: their Python code checks its arguments before
