@@ -95,6 +95,8 @@ def check_refusals():
         made_before = torch.ones(2)
         out["output_not_recorded"] = err(lambda: G.capture(lambda t: (t + 1, made_before), x))
         out["function_raises"] = err(lambda: G.capture(lambda t: t.reshape(7), x))
+        out["input_data"] = err(lambda: G.capture(lambda t: t.data * 2, x))
+        out["result_data"] = err(lambda: G.capture(lambda t: (t + 1).data * 2, x))
         g2, _ = G.capture(lambda t: t + 1, x)
         out["after_raise"] = g2(torch.zeros(2, 3)).tolist()
         out["stale_handle"] = err(lambda: torch.ops.torchnative.graph_replay(12345, [x]))

@@ -59,6 +59,9 @@ def test_refusals():
     assert r["output_not_recorded"] == ("RuntimeError: torchnative.graphs: output 1 is not an input or a result of the "
                                         "recorded operators")
     assert r["function_raises"] == "RuntimeError: shape '[7]' is invalid for input of size 6"
+    for k in ("input_data", "result_data"):   # .data: an alias made outside the recorded operators
+        assert r[k] == ("RuntimeError: torchnative.graphs: a tensor that shares the memory of an input or a recorded result "
+                        "was made outside the recorded operators; it cannot be replayed"), r[k]
     assert r["stale_handle"] == "RuntimeError: torchnative.graphs: no captured graph 12345"
 
 

@@ -9,8 +9,9 @@
  *     wrapped Python number, passed as is;
  *   - a constant: a tensor made during the capture outside the recorded calls (torch.tensor(...)),
  *     whose values at its first use are kept and written back into it before every replay.
- * A tensor made outside the recorded calls that shares a slot's storage (a view the Python face
- * made by itself) cannot be replayed: the capture refuses it by name. A result that is not a
+ * A tensor made outside the recorded calls that shares an input's or a new result's storage
+ * (`.data`, a view the Python face made by itself) cannot be replayed: the capture refuses it by
+ * name. A result that is not a
  * tensor (item(), bool(x): the Python face sends those reads through the door while a capture is
  * open) is compared at replay with the value it had; a different value raises, since the Python
  * code after it may have decided otherwise. Reads the door cannot record (tolist, numpy) refuse.
@@ -103,11 +104,15 @@ static void graph_release(graph *g) {
 
 static PyObject *key_of(const void *p) { return PyLong_FromVoidPtr((void *)p); }
 
-/* the slot tensor t fills from now on */
-static int slot_new(graph *g, PyObject *t) {
+/* the slot tensor t fills from now on; its memory is a slot's (stor) when it is an input's or was
+ * made during the capture (a held tensor written in place stays held memory: its other views are
+ * still right to pass as they are) */
+static int slot_new(graph *g, PyObject *t, bool input) {
     int s = g->nslots++;
-    PyObject *k = key_of(t), *v = PyLong_FromLong(s), *sk = key_of(tn_storage_root(tn_tensor_of(t)->storage));
-    int rc = k && v && sk && PyDict_SetItem(g->ids, k, v) == 0 && PySet_Add(g->stor, sk) == 0 && PyList_Append(g->keep, t) == 0 ? s : -1;
+    tn_storage *root = tn_storage_root(tn_tensor_of(t)->storage);
+    PyObject *k = key_of(t), *v = PyLong_FromLong(s), *sk = key_of(root);
+    int rc = k && v && sk && PyDict_SetItem(g->ids, k, v) == 0 &&
+             (!(input || root->serial >= g->serial0) || PySet_Add(g->stor, sk) == 0) && PyList_Append(g->keep, t) == 0 ? s : -1;
     Py_XDECREF(k); Py_XDECREF(v); Py_XDECREF(sk);
     return rc;
 }
@@ -123,17 +128,18 @@ static int tensor_arg(graph *g, PyObject *t, bool wrapped, PyObject **held) {
     if (PyErr_Occurred()) return -2;
     *held = t;
     tn_storage *root = tn_storage_root(tn_tensor_of(t)->storage);
-    if (wrapped || !root || root->serial < g->serial0) return -1;
+    if (wrapped || !root) return -1;
     PyObject *sk = key_of(root);
     int in = sk ? PySet_Contains(g->stor, sk) : -1;
     Py_XDECREF(sk);
     if (in < 0) return -2;
-    if (in) {
+    if (in) {   /* e.g. an input's .data */
         PyErr_SetString(PyExc_RuntimeError,
-                        "torchnative.graphs: a tensor that shares the memory of a recorded result was made outside the "
+                        "torchnative.graphs: a tensor that shares the memory of an input or a recorded result was made outside the "
                         "recorded operators; it cannot be replayed");
         return -2;
     }
+    if (root->serial < g->serial0) return -1;   /* existed before the capture */
     for (int i = 0; i < g->nconst; i++)
         if (g->consts[i] == t) return -1;
     /* a constant: its values now, written back before each replay */
@@ -201,7 +207,7 @@ static int copy_value(graph *g, const tn_value *v, tn_value *o, int *slot, int *
 
 static int record_result(graph *g, PyObject *res, int *slot, PyObject **val) {
     *slot = -1, *val = NULL;
-    if (tn_py_is_tensor(res)) return (*slot = slot_new(g, res)) < 0 ? -1 : 0;
+    if (tn_py_is_tensor(res)) return (*slot = slot_new(g, res, false)) < 0 ? -1 : 0;
     *val = Py_NewRef(res);
     return 0;
 }
@@ -313,7 +319,7 @@ PyObject *tn_op_torchnative_graph_capture_begin(tn_value *args) {
             PyErr_SetString(PyExc_RuntimeError, "torchnative.graphs: the inputs must be plain strided CPU tensors");
             goto fail;
         }
-        if ((g->in_slot[i] = slot_new(g, t)) < 0) goto fail;
+        if ((g->in_slot[i] = slot_new(g, t, true)) < 0) goto fail;
         g->in_geom[i] = *tn_tensor_of(t);
         g->nin++;
     }
