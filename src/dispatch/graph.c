@@ -135,8 +135,8 @@ static int tensor_arg(graph *g, PyObject *t, bool wrapped, PyObject **held) {
     if (in < 0) return -2;
     if (in) {   /* e.g. an input's .data */
         PyErr_SetString(PyExc_RuntimeError,
-                        "torchnative.graphs: a tensor that shares the memory of an input or a recorded result was made outside the "
-                        "recorded operators; it cannot be replayed");
+                        "torchnative.graphs: a tensor that shares the memory of an input or a recorded result was "
+                        "made outside the recorded operators; it cannot be replayed");
         return -2;
     }
     if (root->serial < g->serial0) return -1;   /* existed before the capture */
