@@ -349,11 +349,14 @@ PyObject *tn_op__embedding_bag_dense_backward(tn_value *a) {
     if (check_float_type(gt, "grad_") < 0) return NULL;
     /* sum / mean: upstream allocates the result, sorts indices and index_selects offset2bag by
      * the permutation before any other check, refusing an index of more than 1 dim there (indices
-     * of a dtype its sort takes; not on meta, which goes elsewhere upstream). A grad of other than
+     * of a dtype its sort takes, uint16+ included; not on meta, which goes elsewhere upstream). A grad of other than
      * 2 dims upstream reads past for the result's size. */
     bool idx_2d = (mode == 0 || mode == 1) && it->ndim > 1 && !tn_door_on_meta() &&
                   (tn_dtype_is_integral(it->dtype, true) || it->dtype == TN_DTYPE_F16 || it->dtype == TN_DTYPE_BF16 ||
-                   it->dtype == TN_DTYPE_F32 || it->dtype == TN_DTYPE_F64) && !tn_dtype_barebones(it->dtype);
+                   it->dtype == TN_DTYPE_F32 || it->dtype == TN_DTYPE_F64);
+    /* float8 indices: that sort's dispatch (measured, any number of dims) */
+    if ((mode == 0 || mode == 1) && !tn_door_on_meta() && tn_dtype_infos[it->dtype].kind == TN_KIND_FLOAT8)
+        return tn_kernel_missing("sorting_kernel_method_name", it->dtype);
     static const char *const IDX_2D = "index_select(): Index is supposed to be a vector";
     if (idx_2d && gt->ndim != 2) {
         PyErr_SetString(PyExc_IndexError, IDX_2D);
@@ -362,8 +365,8 @@ PyObject *tn_op__embedding_bag_dense_backward(tn_value *a) {
     /* indices of at most 1 dim: that index_select's own refusals (its index is the sort's
      * permutation, 0 .. n-1), then the kernel's dispatch on the index dtype, Long / Int only, all
      * before grad, bag_size or the dims are looked at (measured, docs/breadth_more2.md "group sparse") */
-    bool sortable = (tn_dtype_is_integral(it->dtype, true) || it->dtype == TN_DTYPE_F16 || it->dtype == TN_DTYPE_BF16 ||
-                     it->dtype == TN_DTYPE_F32 || it->dtype == TN_DTYPE_F64) && !tn_dtype_barebones(it->dtype);
+    bool sortable = tn_dtype_is_integral(it->dtype, true) || it->dtype == TN_DTYPE_F16 || it->dtype == TN_DTYPE_BF16 ||
+                    it->dtype == TN_DTYPE_F32 || it->dtype == TN_DTYPE_F64;
     if ((mode == 0 || mode == 1) && it->ndim <= 1 && sortable && !tn_door_on_meta()) {
         const tn_tensor *ob = TN_T(a[2]);
         int64_t ni = tn_numel(it);

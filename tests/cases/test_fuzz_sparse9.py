@@ -13,7 +13,8 @@ upstream (docs/breadth_more2.md "Fuzz corpus: group sparse (session 40)"):
 - _embedding_bag and the composites: 0-d offsets next to 2-D indices, a 0-d weight with a
   padding_idx: IndexError (size(0) read). embedding of an empty weight: index_select's refusal.
 - _embedding_bag_dense_backward (sum / mean): index_select of offset2bag by the sort of 1-D
-  indices, then the dispatch on the index dtype, before grad and bag_size are looked at.
+  indices (float8 refused by the sort), then the dispatch on the index dtype, before grad and
+  bag_size are looked at.
 - pad_sequence of a 0-d first sequence (a slice of its sizes) or a later one (its size(0)).
 """
 from harness import cases
@@ -67,7 +68,10 @@ cases("fuzz_sparse9", {
                                           "for g, i, o, b in ((z, z, z, z), (x, z, x, x), (x, T(7), x, x), (x, T(2), x, x), (x, T(2), z, x), "
                                           "(x, T(1), z, x), (x, T(2, dtype=torch.int16), x, x), (x, T(7, dtype=torch.uint8), x, x), (z, T(2), x, x), "
                                           "(x, torch.tensor([True, False]), x, x), (x, T(5), torch.empty(0), x), (x, torch.tensor([0, 1, 1, 0, 1]), x, x)) "
-                                          "for m in (0, 1)]",
+                                          "for m in (0, 1)] + "
+                                          "[err(lambda: aten._embedding_bag_dense_backward(x, torch.empty(sh, dtype=d), x, x, x, 1, False, m, x)) "
+                                          "for d in (torch.float8_e4m3fn, torch.float8_e5m2fnuz, torch.uint16, torch.uint32, torch.uint64) "
+                                          "for sh in ((2, 3), (3,), (2,)) for m in (0, 1)]",
     "embedding_bag_dense_backward_values": "g = T(2, 3); i = torch.tensor([0, 1, 1]); o2b = torch.tensor([0, 0, 1]); bs = torch.tensor([2, 1]); "
                                            "[aten._embedding_bag_dense_backward(g, i, o2b, bs, bs, 3, False, m, None) for m in (0, 1)]",
     "pad_sequence_0d": "[err(lambda: aten.pad_sequence(s)) for s in ([z, z], [torch.ones(2), z], [z, torch.ones(2)])] + "
