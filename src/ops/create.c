@@ -584,6 +584,8 @@ PyObject *tn_op_scalar_tensor(tn_value *a) {
     tn_dtype dt;
     tn_device_type dev;
     if (tn_cr_options(&a[1], &a[2], &a[3], &a[4], tn_py.default_dtype, TN_DEVICE_CPU, &dt, &dev) < 0) return NULL;
+    /* its CPU kernel fills with fill_out's dispatch, no quantized path (measured) */
+    if (dev == TN_DEVICE_CPU && !tn_door_on_meta() && tn_dtype_infos[dt].kind == TN_KIND_QUANT) return tn_kernel_missing("fill_out", dt);
     return make_filled(0, NULL, dt, dev, &a[0]);
 }
 

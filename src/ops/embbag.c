@@ -349,8 +349,8 @@ PyObject *tn_op__embedding_bag_dense_backward(tn_value *a) {
     if (check_float_type(gt, "grad_") < 0) return NULL;
     /* sum / mean: upstream allocates the result, sorts indices and index_selects offset2bag by
      * the permutation before any other check, refusing an index of more than 1 dim there (indices
-     * of a dtype its sort takes, uint16+ included; not on meta, which goes elsewhere upstream). A grad of other than
-     * 2 dims upstream reads past for the result's size. */
+     * of a dtype its sort takes, uint16+ included; not on meta, which goes elsewhere upstream).
+     * A grad of other than 2 dims upstream reads past for the result's size. */
     bool idx_2d = (mode == 0 || mode == 1) && it->ndim > 1 && !tn_door_on_meta() &&
                   (tn_dtype_is_integral(it->dtype, true) || it->dtype == TN_DTYPE_F16 || it->dtype == TN_DTYPE_BF16 ||
                    it->dtype == TN_DTYPE_F32 || it->dtype == TN_DTYPE_F64);

@@ -52,7 +52,7 @@ cases("fuzz_sparse9", {
                                 "x.to_sparse().to_sparse(layout=torch.strided)]",
     "quantized_fill": "[err(lambda: f(dt)) for dt in Q for f in (lambda d: x.new_ones([2, 3], dtype=d), lambda d: aten.new_full(x, [2, 3], 2, dtype=d), "
                       "lambda d: torch.ones([2, 3], dtype=d), lambda d: torch.full([0, 3], 2, dtype=d), lambda d: x.new_full([2], 1j, dtype=d), "
-                      "lambda d: torch.ones([-1, 3], dtype=d))]",
+                      "lambda d: torch.ones([-1, 3], dtype=d), lambda d: aten.scalar_tensor(2, dtype=d), lambda d: torch.scalar_tensor(1j, dtype=d))]",
     "quantized_empty_strided": "[err(lambda: f(dt)) for dt in Q for f in (lambda d: aten.new_empty_strided(x, [2, 3], [3, 1], dtype=d), "
                                "lambda d: x.new_empty_strided([2, 3], [3, 1], dtype=d), lambda d: torch.empty_strided([2, 3], [3, 1], dtype=d))] + "
                                "[(err(lambda: torch.empty_strided([2, 3], [3, 1], dtype=dt, device='meta')) or ('ok',))[0] for dt in Q] + "
