@@ -14,6 +14,7 @@
 #include "ops/sparse.h"
 #include "ops/nested.h"
 #include "ops/qtensor.h"
+#include "ops/qlinear.h"
 #include "tn_ops_gen.h"
 #include "tn_aten_gen.h"
 
@@ -469,6 +470,9 @@ PyObject *tn_op_empty_strided(tn_value *a) {
     tn_dtype dt;
     tn_device_type dev;
     if (tn_cr_options(&a[2], &a[3], &a[4], &a[5], tn_py.default_dtype, TN_DEVICE_CPU, &dt, &dev) < 0) return NULL;
+    if (dev == TN_DEVICE_META && tn_dtype_infos[dt].kind == TN_KIND_QUANT)   /* no QuantizedMeta kernel (measured) */
+        return tn_q_backend_error("aten::empty_strided", "QuantizedMeta");
+    if (dev == TN_DEVICE_CPU && tn_require_unquantized_result(dt) < 0) return NULL;   /* its quantized kernel's refusal (measured) */
     if (a[0].u.ints.n != a[1].u.ints.n) {
         PyErr_Format(PyExc_RuntimeError, "dimensionality of sizes (%d) must match dimensionality of strides (%d)",
                      a[0].u.ints.n, a[1].u.ints.n);
@@ -477,10 +481,28 @@ PyObject *tn_op_empty_strided(tn_value *a) {
     return tn_cr_empty_strided(a[0].u.ints.n, a[0].u.ints.v, a[1].u.ints.v, dt, dev);
 }
 
+/* fill_ of a CPU tensor of a quantized dtype as empty makes it (no quantizer): upstream fills a
+ * float tensor and copies it in, which refuses a complex value, then the 4- and 2-bit dtypes by
+ * the copy's dispatch, then the others by an internal assert (measured, docs/breadth_more2.md
+ * "group sparse (session 40)") */
+static int refuse_quantized_fill(tn_dtype dt, const tn_value *fill) {
+    if (fill->tag == TN_V_COMPLEX) {
+        PyErr_SetString(PyExc_RuntimeError, "Quantized copy only works with kFloat as source Tensor");
+    } else if (dt == TN_DTYPE_QU4X2 || dt == TN_DTYPE_QU2X4) {
+        PyErr_Format(PyExc_NotImplementedError, "\"Copy\" not implemented for '%s'", tn_dtype_cpp_name(dt));
+    } else {
+        PyErr_SetString(PyExc_RuntimeError, "false INTERNAL ASSERT FAILED at \"/__w/pytorch/pytorch/aten/src/ATen/quantized/Quantizer.cpp\":447, "
+                                            "please report a bug to PyTorch. cannot call qscheme on UnknownQuantizer");
+    }
+    return -1;
+}
+
 static PyObject *make_filled(int nd, const int64_t *sizes, tn_dtype dt, tn_device_type dev, const tn_value *fill) {
-    if (fill && tn_require_castable("fill_", dt) < 0) return NULL;
+    bool qfill = fill && dev == TN_DEVICE_CPU && !tn_door_on_meta() && tn_dtype_infos[dt].kind == TN_KIND_QUANT;
+    if (fill && !qfill && tn_require_castable("fill_", dt) < 0) return NULL;
     PyObject *t = tn_cr_empty(nd, sizes, dt, dev);   /* then fill_'s check, as upstream's empty + fill_ */
     if (!t) return NULL;
+    if (qfill) { Py_DECREF(t); return refuse_quantized_fill(dt, fill), NULL; }
     if ((fill ? tn_cr_fill_checked(t, fill) : tn_cr_zero_fill(t)) < 0) { Py_DECREF(t); return NULL; }
     return t;
 }
@@ -562,6 +584,8 @@ PyObject *tn_op_scalar_tensor(tn_value *a) {
     tn_dtype dt;
     tn_device_type dev;
     if (tn_cr_options(&a[1], &a[2], &a[3], &a[4], tn_py.default_dtype, TN_DEVICE_CPU, &dt, &dev) < 0) return NULL;
+    /* its CPU kernel fills with fill_out's dispatch, no quantized path (measured) */
+    if (dev == TN_DEVICE_CPU && !tn_door_on_meta() && tn_dtype_infos[dt].kind == TN_KIND_QUANT) return tn_kernel_missing("fill_out", dt);
     return make_filled(0, NULL, dt, dev, &a[0]);
 }
 
@@ -652,6 +676,7 @@ PyObject *tn_op_new_empty_strided(tn_value *a) {
     tn_dtype dt;
     tn_device_type dev;
     if (tn_cr_options(&a[3], &a[4], &a[5], &a[6], t->dtype, t->storage->device, &dt, &dev) < 0) return NULL;
+    if (dev == TN_DEVICE_CPU && tn_require_unquantized_result(dt) < 0) return NULL;   /* its quantized kernel's refusal (measured) */
     if (a[1].u.ints.n != a[2].u.ints.n) {
         PyErr_Format(PyExc_RuntimeError, "dimensionality of sizes (%d) must match dimensionality of strides (%d)",
                      a[1].u.ints.n, a[2].u.ints.n);

@@ -126,7 +126,9 @@ static PyObject *ebag(tn_value *a, bool requires_grad) {
     fi.dtype = xt;
     if (check_index_type(&fi, "indices") < 0) return NULL;
     if (check_float_type(w, "weight") < 0) return NULL;
-    int64_t n = it->ndim ? it->sizes[0] : 1, noff = ot->ndim ? ot->sizes[0] : 1, D = w->sizes[1];
+    if (ot->ndim == 0)   /* 2-D indices: upstream reads offsets.size(0) (measured) */
+        return PyErr_Format(PyExc_IndexError, "Dimension specified as 0 but tensor has no dimensions");
+    int64_t n = it->ndim ? it->sizes[0] : 1, noff = ot->sizes[0], D = w->sizes[1];
     int64_t *idx = as_i64(it), *off = idx ? as_i64(ot) : NULL;
     int64_t *o2b = NULL, *bs = NULL, *mi = NULL;
     float *accf = NULL;
@@ -254,7 +256,9 @@ static PyObject *ebag_composite(tn_value *a, bool has_pad) {
     const tn_tensor *w = TN_T(a[0]);
     int64_t pad = -1;
     if (has_pad && a[8].tag != TN_V_NONE) {
-        int64_t ne = w->ndim > 0 ? w->sizes[0] : 1;
+        if (w->ndim == 0)   /* upstream reads weight.size(0) first (measured) */
+            return PyErr_Format(PyExc_IndexError, "Dimension specified as 0 but tensor has no dimensions");
+        int64_t ne = w->sizes[0];
         pad = a[8].u.i;
         if (pad < -ne || pad >= ne) {
             PyErr_Format(PyExc_RuntimeError, "padding_idx must be within the number of embeddings, -%lld through %lld, but got %lld",
@@ -345,15 +349,32 @@ PyObject *tn_op__embedding_bag_dense_backward(tn_value *a) {
     if (check_float_type(gt, "grad_") < 0) return NULL;
     /* sum / mean: upstream allocates the result, sorts indices and index_selects offset2bag by
      * the permutation before any other check, refusing an index of more than 1 dim there (indices
-     * of a dtype its sort takes; not on meta, which goes elsewhere upstream). A grad of other than
-     * 2 dims upstream reads past for the result's size. */
+     * of a dtype its sort takes, uint16+ included; not on meta, which goes elsewhere upstream).
+     * A grad of other than 2 dims upstream reads past for the result's size. */
     bool idx_2d = (mode == 0 || mode == 1) && it->ndim > 1 && !tn_door_on_meta() &&
                   (tn_dtype_is_integral(it->dtype, true) || it->dtype == TN_DTYPE_F16 || it->dtype == TN_DTYPE_BF16 ||
-                   it->dtype == TN_DTYPE_F32 || it->dtype == TN_DTYPE_F64) && !tn_dtype_barebones(it->dtype);
+                   it->dtype == TN_DTYPE_F32 || it->dtype == TN_DTYPE_F64);
+    /* float8 indices: that sort's dispatch (measured, any number of dims) */
+    if ((mode == 0 || mode == 1) && !tn_door_on_meta() && tn_dtype_infos[it->dtype].kind == TN_KIND_FLOAT8)
+        return tn_kernel_missing("sorting_kernel_method_name", it->dtype);
     static const char *const IDX_2D = "index_select(): Index is supposed to be a vector";
     if (idx_2d && gt->ndim != 2) {
         PyErr_SetString(PyExc_IndexError, IDX_2D);
         return NULL;
+    }
+    /* indices of at most 1 dim: that index_select's own refusals (its index is the sort's
+     * permutation, 0 .. n-1), then the kernel's dispatch on the index dtype, Long / Int only, all
+     * before grad, bag_size or the dims are looked at (measured, docs/breadth_more2.md "group sparse") */
+    bool sortable = tn_dtype_is_integral(it->dtype, true) || it->dtype == TN_DTYPE_F16 || it->dtype == TN_DTYPE_BF16 ||
+                    it->dtype == TN_DTYPE_F32 || it->dtype == TN_DTYPE_F64;
+    if ((mode == 0 || mode == 1) && it->ndim <= 1 && sortable && !tn_door_on_meta()) {
+        const tn_tensor *ob = TN_T(a[2]);
+        int64_t ni = tn_numel(it);
+        if (ob->ndim == 0 && ni != 1)
+            return PyErr_Format(PyExc_RuntimeError, "index_select(): Index to scalar can have only 1 value, got %lld value(s)", (long long)ni);
+        if (ob->ndim > 0 && ni > ob->sizes[0]) return PyErr_Format(PyExc_IndexError, "index out of range in self");
+        if (it->dtype != TN_DTYPE_I64 && it->dtype != TN_DTYPE_I32)
+            return tn_kernel_missing("_embedding_bag_dense_backward_cpu_sum_mean", it->dtype);
     }
     if (gt->ndim != 2) {
         PyErr_Format(PyExc_RuntimeError, "embedding_bag backward: grad has to be a 2D Tensor, but got Tensor of dimension %d", gt->ndim);

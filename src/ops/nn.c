@@ -1043,6 +1043,11 @@ PyObject *tn_op_embedding(tn_value *a) {
     PyObject *ic = tn_as_dtype(a[1].u.obj, TN_DTYPE_I64, true);
     if (!ic) return NULL;
     int64_t n = tn_numel(ix), V = w->sizes[0], D = w->sizes[1];
+    if (V == 0 && n > 0) {   /* upstream's index_select of an empty weight (measured) */
+        Py_DECREF(ic);
+        PyErr_SetString(PyExc_RuntimeError, "index_select(): self indexing axis dim should be positive");
+        return NULL;
+    }
     const int64_t *idx = (const int64_t *)tn_data(tn_tensor_of(ic));
     for (int64_t i = 0; i < n; i++)
         if (idx[i] < 0 || idx[i] >= V) {

@@ -836,14 +836,18 @@ PyObject *tn_op_pad_sequence(tn_value *a) {
     }
     if (n == 0) { PyErr_SetString(PyExc_RuntimeError, "received an empty list of sequences"); goto fail; }
     const tn_tensor *s0 = tn_tensor_of(PyTuple_GetItem(seqs, 0));
-    if (s0->ndim < 1 || s0->ndim + 1 > TN_MAX_DIMS) {
+    if (s0->ndim < 1) {   /* upstream slices the first one's sizes past its first (measured) */
+        PyErr_SetString(PyExc_RuntimeError, "ArrayRef: invalid slice, N = 1; size = 0");
+        goto fail;
+    }
+    if (s0->ndim + 1 > TN_MAX_DIMS) {
         PyErr_SetString(PyExc_IndexError, "Dimension out of range (expected to be in range of [-1, 0], but got 0)");
         goto fail;
     }
     int64_t maxlen = 0, od[TN_MAX_DIMS];
     for (Py_ssize_t i = 0; i < n; i++) {
         const tn_tensor *t = tn_tensor_of(PyTuple_GetItem(seqs, i));
-        if (t->ndim < 1) { PyErr_SetString(PyExc_IndexError, "Dimension out of range (expected to be in range of [-1, 0], but got 0)"); goto fail; }
+        if (t->ndim < 1) { PyErr_SetString(PyExc_IndexError, "Dimension specified as 0 but tensor has no dimensions"); goto fail; }
         if (t->sizes[0] > maxlen) maxlen = t->sizes[0];
     }
     od[0] = bf ? n : maxlen; od[1] = bf ? maxlen : n;

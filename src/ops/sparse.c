@@ -331,6 +331,30 @@ PyObject *tn_sparse_d_coo_tensor_indices(tn_value *a) {
 
 /* ---- dense <-> sparse ---- */
 
+/* the dense blocks of self at the sd-row indices ix: self with its sparse dims flattened, indexed
+ * by each column's row-major position (one index tensor, so any number of sparse dims: advanced
+ * indexing takes at most 6) */
+static PyObject *sparse_block_values(PyObject *self, PyObject *ix, int64_t sd) {
+    const tn_tensor *t = tn_tensor_of(self);
+    int64_t shape[TN_MAX_DIMS + 1], n = 1;
+    for (int64_t d = 0; d < sd; d++) n *= t->sizes[d];
+    shape[0] = n;
+    memcpy(shape + 1, t->sizes + sd, (size_t)(t->ndim - sd) * sizeof *shape);
+    PyObject *lin = tn_at_select_int(ix, 0, 0);
+    for (int64_t d = 1; d < sd && lin; d++) {
+        PyObject *row = tn_at_select_int(ix, 0, d);
+        Py_SETREF(lin, row ? tn_at_add_Tensor(row, lin, TN_SI(t->sizes[d])) : NULL);
+        Py_XDECREF(row);
+    }
+    PyObject *flat = lin ? tn_at_reshape(self, TN_IN(shape, t->ndim - sd + 1)) : NULL;
+    PyObject *key = flat ? PyTuple_Pack(1, lin) : NULL;
+    PyObject *vals = key ? tn_at_index_Tensor(flat, TN_TPY(key)) : NULL;
+    Py_XDECREF(key);
+    Py_XDECREF(flat);
+    Py_XDECREF(lin);
+    return vals;
+}
+
 /* _to_sparse.sparse_dim(self, sparse_dim) on a dense tensor: the positions whose dense block has
  * a nonzero, in row-major order (coalesced) */
 static PyObject *dense_to_sparse(PyObject *self, int64_t sd) {
@@ -345,7 +369,8 @@ static PyObject *dense_to_sparse(PyObject *self, int64_t sd) {
     if (mask && sd < t->ndim) {   /* any nonzero in each dense block */
         int64_t shape[TN_MAX_DIMS + 1];
         memcpy(shape, t->sizes, (size_t)sd * sizeof *shape);
-        shape[sd] = -1;
+        shape[sd] = 1;   /* not -1: ambiguous when a sparse size is 0 */
+        for (int d = (int)sd; d < t->ndim; d++) shape[sd] *= t->sizes[d];
         Py_SETREF(mask, tn_at_reshape(mask, TN_IN(shape, sd + 1)));
         if (mask && tn_numel(tn_tensor_of(mask)) == 0) Py_SETREF(mask, tn_at_zeros(TN_IN(t->sizes, sd), TN_DT(TN_DTYPE_BOOL), NULL, NULL, NULL));
         else if (mask) Py_SETREF(mask, tn_at_any_dim(mask, sd, false));
@@ -356,9 +381,7 @@ static PyObject *dense_to_sparse(PyObject *self, int64_t sd) {
     Py_XDECREF(mask);
     Py_XDECREF(nz);
     if (!ix) return NULL;
-    PyObject *rows = t->ndim ? index_rows(ix) : NULL;
-    PyObject *vals = rows ? tn_at_index_Tensor(self, TN_TPY(rows)) : t->ndim ? NULL : tn_at_reshape(self, TN_IS(1));
-    Py_XDECREF(rows);
+    PyObject *vals = t->ndim ? sparse_block_values(self, ix, sd) : tn_at_reshape(self, TN_IS(1));
     if (vals) Py_SETREF(vals, tn_at_clone(vals, NULL));
     return make(t->sizes, t->ndim, (int)sd, ix, vals, true);
 }
@@ -391,20 +414,46 @@ static int check_coo_layout(const tn_value *layout, const tn_value *blocksize) {
     return 0;
 }
 
+static PyObject *same_layout_assert(int line, const char *who) {
+    return PyErr_Format(PyExc_RuntimeError, "self.layout() != layout_to INTERNAL ASSERT FAILED at "
+                        "\"/__w/pytorch/pytorch/aten/src/ATen/native/TensorConversions.cpp\":%d, please report a bug to PyTorch. "
+                        "%s: unexpected same input and output layout", line, who);
+}
+
 /* _to_sparse(self, *, layout, blocksize, dense_dim): COO, or a compressed layout (sparse_compressed.c) */
 PyObject *tn_op__to_sparse(tn_value *a) {
     if (dense_on_meta(a[0].u.obj)) return tn_meta_no_kernel("_to_sparse");
+    bool strided = a[1].tag == TN_V_LAYOUT && a[1].u.obj == tn_py.layout_strided;
+    /* the conversion to self's own layout is upstream's internal assert, before any other check
+     * (to_sparse returns self before calling _to_sparse; measured, docs/breadth_more2.md "group sparse") */
+    if (strided && !SP(a[0].u.obj) && !tn_compressed_of(a[0].u.obj)) return same_layout_assert(1456, "dense_to_sparse");
+    if (SP(a[0].u.obj) && !strided && !compressed_layout(&a[1])) return same_layout_assert(2381, "sparse_coo_to_sparse");
+    if (SP(a[0].u.obj) && strided) {   /* COO to strided: to_dense, neither blocksize nor dense_dim taken */
+        const char *given = a[2].tag != TN_V_NONE ? "blocksize" : a[3].tag == TN_V_INT ? "dense_dim" : NULL;
+        if (given)
+            return PyErr_Format(PyExc_RuntimeError, "sparse_coo_to_sparse: conversion from Sparse to Strided with %s argument given is not supported", given);
+        return tn_at__to_dense(a[0].u.obj, NULL, NULL);
+    }
     if (compressed_layout(&a[1])) return tn_compressed_to_layout(a[0].u.obj, a[1].u.obj, &a[2], &a[3]);
     if (check_coo_layout(&a[1], &a[2]) < 0) return NULL;
     if (tn_compressed_of(a[0].u.obj)) return tn_compressed_to_coo(a[0].u.obj, -1);
-    if (SP(a[0].u.obj)) return Py_NewRef(a[0].u.obj);
     int64_t dd = a[3].tag == TN_V_INT ? a[3].u.i : 0;
     return dense_to_sparse(a[0].u.obj, TN_T(a[0])->ndim - dd);
 }
 
 /* to_sparse(self, *, layout, blocksize, dense_dim): self when already sparse COO */
 PyObject *tn_sparse_d_to_sparse(tn_value *a) {
-    if (SP(a[0].u.obj) && !compressed_layout(&a[1])) return check_coo_layout(&a[1], &a[2]) < 0 ? NULL : Py_NewRef(a[0].u.obj);
+    bool strided = a[1].tag == TN_V_LAYOUT && a[1].u.obj == tn_py.layout_strided;
+    if (strided && !SP(a[0].u.obj) && !tn_compressed_of(a[0].u.obj)) {   /* self, after _to_sparse_check_arguments' checks (measured) */
+        int nd = TN_T(a[0])->ndim;
+        if (a[2].tag != TN_V_NONE)
+            return err(PyExc_RuntimeError, "to_sparse: conversion from Strided to Strided with blocksize argument given is not supported");
+        if (a[3].tag == TN_V_INT && (a[3].u.i < 0 || a[3].u.i > nd - 2))
+            return PyErr_Format(PyExc_RuntimeError, "to_sparse: dense_dim argument must be in [0,%d] range, but %lld is given", nd - 2,
+                                (long long)a[3].u.i);
+        return Py_NewRef(a[0].u.obj);
+    }
+    if (SP(a[0].u.obj) && !compressed_layout(&a[1]) && !strided) return check_coo_layout(&a[1], &a[2]) < 0 ? NULL : Py_NewRef(a[0].u.obj);
     return tn_at__to_sparse(a[0].u.obj, obj_or_null(&a[1]), a[2].tag == TN_V_NONE ? TN_INONE : tn_ints_of(&a[2]), tn_opt_int_of(&a[3]));
 }
 
