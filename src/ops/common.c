@@ -511,12 +511,10 @@ int tn_meta_cover_view(tn_storage *s, int ndim, const int64_t *sizes, const int6
         return -1;
     }
     if (need <= s->nbytes) return 0;
-    size_t old = s->nbytes;
-    if (need > SIZE_MAX || tn_storage_resize(s, (size_t)need) != TN_OK) {
+    if (need > SIZE_MAX || tn_storage_grow_zeroed(s, (size_t)need) != TN_OK) {
         PyErr_NoMemory();
         return -1;
     }
-    memset(s->data + old, 0, (size_t)need - old);
     return 0;
 }
 

@@ -48,6 +48,10 @@ cases("fuzz_meta9_as_strided", {
     "method_and_storage": "v = m.as_strided([2, 3], [3, 1], 33); [geo(v), v.untyped_storage().nbytes()]",
     "ops_on_the_view": "v = m.as_strided([3, 2], [1, 3], 33); [run(lambda: v + 1), run(lambda: v.sum()), run(lambda: v.contiguous()), "
                        "run(lambda: v.clone()), run(lambda: v.t().mm(M(3, 4)))]",
+    # a view far past its storage: the stand-ins' zero pages are allocated, not touched
+    "large_offset": "v = aten.as_strided.default(m, [2, 3], [3, 1], 2**26); [geo(v), run(lambda: v + 1), "
+                    "run(lambda: aten.as_strided_copy.default(m, [2, 3], [3, 1], 2**26)), "
+                    "run(lambda: aten.as_strided_scatter.default(m, m, [2, 3], [3, 1], 2**26))]",
     "inplace_refuses": "[run(lambda: M(2, 3).as_strided_([2, 3], [3, 1], 33)), run(lambda: M(2, 3).as_strided_([2, 3], [3, 1], 0))]",
     "scatter": "[run(lambda: aten.as_strided_scatter.default(m, src, [2, 3], st, off)) for src in (M(2, 3), c) "
                "for st in ([3, 1], [3, 2]) for off in (None, 2, 33)]",
