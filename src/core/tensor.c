@@ -230,6 +230,24 @@ tn_status tn_storage_resize(tn_storage *s, size_t nbytes) {
     return TN_OK;
 }
 
+tn_status tn_storage_grow_zeroed(tn_storage *s, size_t nbytes) {
+    if (nbytes <= s->nbytes) return TN_OK;
+    if (s->device == TN_DEVICE_META) { s->nbytes = nbytes; return TN_OK; }
+    if (s->release || s->aliases) return TN_ERR_IO;
+    char *p = calloc(1, nbytes);   /* fresh zero pages, not touched (a meta view's extent may be large) */
+    if (!p) return TN_ERR_NOMEM;
+    if (s->nbytes) memcpy(p, s->data, s->nbytes);
+    if (__builtin_expect(tn_prof_on, 0)) {
+        tn_prof_memory((int64_t)nbytes);
+        if (s->nbytes) tn_prof_memory(-(int64_t)s->nbytes);
+    }
+    if (s->data && s->nbytes >= TN_BIG_MIN) big_give(s->data, s->nbytes);
+    else free(s->data);
+    s->data = p;
+    s->nbytes = nbytes;
+    return TN_OK;
+}
+
 int64_t tn_numel(const tn_tensor *t) {
     int64_t n = 1;
     for (int i = 0; i < t->ndim; i++) n *= t->sizes[i];

@@ -98,6 +98,9 @@ void tn_storage_decref(tn_storage *s);
 static inline void tn_storage_weak_incref(tn_storage *s) { s->weakcnt++; }
 void tn_storage_weak_decref(tn_storage *s);
 tn_status tn_storage_resize(tn_storage *s, size_t nbytes);
+/* Grow an owned CPU storage to nbytes, the new bytes zero: a fresh calloc'd block (its pages are
+ * not touched), the old bytes copied (ops/common.c tn_meta_cover_view: a meta stand-in). */
+tn_status tn_storage_grow_zeroed(tn_storage *s, size_t nbytes);
 /* A new storage (refcnt 1) over s's bytes with its own version counter, as upstream's
  * Tensor.data gets a fresh VariableVersion; NULL on allocation failure. */
 tn_storage *tn_storage_alias(tn_storage *s);

@@ -200,7 +200,12 @@ static bool any_meta(const tn_schema *s, tn_value *args) {
  * tensor's CPU stand-in (zero bytes), or a CPU tensor's meta twin. */
 static PyObject *twin_on(PyObject *t, tn_device_type dev) {
     tn_tensor g = *tn_tensor_of(t);
-    tn_storage *s = dev == TN_DEVICE_CPU ? tn_storage_new_zeroed(g.storage->nbytes, dev) : tn_storage_new(g.storage->nbytes, dev);
+    size_t nbytes = g.storage->nbytes;
+    uint64_t need;   /* a meta view past its storage (upstream's as_strided on meta checks no bounds) */
+    if (dev == TN_DEVICE_CPU && tn_extent_bytes(g.ndim, g.sizes, g.strides, g.offset, tn_dtype_itemsize(g.dtype), &need) &&
+        need > nbytes && need <= SIZE_MAX)
+        nbytes = (size_t)need;
+    tn_storage *s = dev == TN_DEVICE_CPU ? tn_storage_new_zeroed(nbytes, dev) : tn_storage_new(nbytes, dev);
     if (!s) return PyErr_NoMemory();
     g.storage = s;
     return tn_tensor_wrap(&g);
@@ -611,7 +616,8 @@ static PyObject *meta_twin(PyObject *t) { return twin_on(t, TN_DEVICE_META); }
 static bool checks_before_devices(const tn_op_def *d) {
     static const char *const names[] = {"add", "sub", "rsub", "subtract", "baddbmm_", "div", "div_", "divide", "huber_loss",
                                         "_native_batch_norm_legit", "nll_loss", "nll_loss_forward", "nll_loss_backward",
-                                        "nll_loss2d_backward"};
+                                        "nll_loss2d_backward", "reflection_pad2d_backward", "replication_pad2d_backward",
+                                        "grid_sampler_2d"};
     for (size_t i = 0; i < sizeof names / sizeof *names; i++)
         if (!strcmp(d->name, names[i])) return true;
     return false;

@@ -265,6 +265,28 @@ static PyObject *pad_backward(tn_value *a, int k, bool reflect) {
     char kname[40];
     snprintf(kname, sizeof kname, "%s_pad%dd_backward", reflect ? "reflection" : "replication", k);
     const bool rep3 = !reflect && k == 3;
+    /* on meta, upstream's Python meta function of the 2d forms unpacks the padding in fours, then
+     * reads self's height and width from its shape tuple (docs/breadth_more2.md "group meta2
+     * (session 40)") */
+    if (k == 2 && tn_door_on_meta()) {
+        if (pv->u.ints.n != 4) return tn_py_unpack_error(4, pv->u.ints.n), NULL;
+        if (xt->ndim < 3) {
+            PyErr_SetString(PyExc_IndexError, "tuple index out of range");
+            return NULL;
+        }
+        /* then grad_output's width and height against the padded ones, and an empty tensor of
+         * self's shape: nothing else is checked */
+        const int dw = xt->ndim == 4 ? 3 : 2, dh = dw - 1;
+        const int64_t *p = pv->u.ints.v, want_w = xt->sizes[dw] + p[0] + p[1], want_h = xt->sizes[dh] + p[2] + p[3];
+        if (tn_size_read(gt, dw) < 0) return NULL;
+        if (gt->sizes[dw] != want_w || gt->sizes[dh] != want_h) {
+            bool w = gt->sizes[dw] != want_w;
+            PyErr_Format(PyExc_RuntimeError, "grad_output %s unexpected. Expected: %lld, Got: %lld", w ? "width" : "height",
+                         (long long)(w ? want_w : want_h), (long long)gt->sizes[w ? dw : dh]);
+            return NULL;
+        }
+        return tn_tensor_new_empty(xt->ndim, xt->sizes, xt->dtype, TN_DEVICE_CPU);
+    }
     /* reflection 1d / 2d read self's sizes (the plane / height dim of a missing one first) before
      * they look at the padding's length: IndexError for self of at most k dims (measured; an empty
      * padding list crashes upstream, a meta operand goes to its Python meta function) */

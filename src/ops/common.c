@@ -156,6 +156,21 @@ bool tn_can_cast(tn_dtype from, tn_dtype to) {
 }
 
 
+int tn_py_unpack_error(int expected, int64_t got) {
+    if (got > expected) PyErr_Format(PyExc_ValueError, "too many values to unpack (expected %d)", expected);
+    else PyErr_Format(PyExc_ValueError, "not enough values to unpack (expected %d, got %lld)", expected, (long long)got);
+    return -1;
+}
+
+int tn_ref_weak_type_check(const char *what, const tn_value *v, tn_dtype dt) {
+    static const char *const py[] = {"bool", "int", "float", "complex"};
+    int have = v->tag == TN_V_BOOL ? 0 : v->tag == TN_V_INT ? 1 : v->tag == TN_V_FLOAT ? 2 : 3;
+    int want = dt == TN_DTYPE_BOOL ? 0 : tn_dtype_is_complex(dt) ? 3 : tn_dtype_is_floating(dt) ? 2 : 1;
+    if (have <= want) return 0;
+    PyErr_Format(PyExc_ValueError, "%s argument of type <class '%s'> cannot be safely cast to type <class '%s'>!", what, py[have], py[want]);
+    return -1;
+}
+
 int tn_alpha_check(tn_dtype ct, const tn_value *alpha, PyObject *target, bool inplace, const tn_value *a,
                    const tn_value *b) {
     if (target) { /* the iterator's own refusals (cast, in-place shape) come first: leave them to it */
@@ -177,15 +192,11 @@ int tn_alpha_check(tn_dtype ct, const tn_value *alpha, PyObject *target, bool in
         bool one = (alpha->tag == TN_V_FLOAT && alpha->u.f == 1.0) ||
                    (alpha->tag == TN_V_COMPLEX && alpha->u.c.re == 1.0 && alpha->u.c.im == 0.0);
         if (inplace || ct == TN_DTYPE_BOOL || one || a->wrapped || b->wrapped) return 0;
-        static const char *const py[] = {"bool", "int", "float", "complex"};
-        int have = alpha->tag == TN_V_BOOL ? 0 : alpha->tag == TN_V_INT ? 1 : alpha->tag == TN_V_FLOAT ? 2 : 3;
-        int want = !real ? 3 : integral ? 1 : 2;
         const tn_tensor *ts[2] = {TN_T(*a), TN_T(*b)};
         int nd;
         int64_t shape[TN_MAX_DIMS];
-        if (have <= want || tn_broadcast_tensors_shape(2, ts, &nd, shape) < 0) { PyErr_Clear(); return 0; }
-        PyErr_Format(PyExc_ValueError, "alpha argument of type <class '%s'> cannot be safely cast to type <class '%s'>!", py[have], py[want]);
-        return -1;
+        if (tn_broadcast_tensors_shape(2, ts, &nd, shape) < 0) { PyErr_Clear(); return 0; }
+        return tn_ref_weak_type_check("alpha", alpha, ct);
     }
     if (alpha->tag == TN_V_BOOL && ct != TN_DTYPE_BOOL) msg = "Boolean alpha only supported for Boolean results.";
     else if (integral && (alpha->tag == TN_V_FLOAT || alpha->tag == TN_V_COMPLEX))
@@ -491,6 +502,20 @@ int tn_out_prepare(PyObject *out, int ndim, const int64_t *sizes, tn_dtype resul
             return -1;
     }
     return tn_resize(out, ndim, sizes);
+}
+
+int tn_meta_cover_view(tn_storage *s, int ndim, const int64_t *sizes, const int64_t *strides, int64_t offset, tn_dtype dt) {
+    uint64_t need;
+    if (!tn_extent_bytes(ndim, sizes, strides, offset, tn_dtype_itemsize(dt), &need)) {
+        PyErr_SetString(PyExc_RuntimeError, "Storage size calculation overflowed");
+        return -1;
+    }
+    if (need <= s->nbytes) return 0;
+    if (need > SIZE_MAX || tn_storage_grow_zeroed(s, (size_t)need) != TN_OK) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    return 0;
 }
 
 PyObject *tn_meta_copy_out(PyObject *res, PyObject *out, bool restride) {

@@ -114,6 +114,14 @@ int tn_cr_options(const tn_value *dtype, const tn_value *layout, const tn_value 
 /* ones / zeros / full and their _like forms as upstream's kernels make them, empty then fill_,
  * through the door, while profiling (ops/create.c); *handled false for other ops and calls. */
 PyObject *tn_create_profiled(int op, tn_value *a, bool *handled);
+/* Python's ValueError for unpacking `got` values into `expected` names (upstream's Python meta
+ * functions unpacking a shape or a list): "not enough values to unpack (expected 4, got 2)" /
+ * "too many values to unpack (expected 4)". Returns -1. */
+int tn_py_unpack_error(int expected, int64_t got);
+/* The references' check of a Python number argument against a tensor's dtype (utils.
+ * is_weakly_lesser_type of its type and dtype_to_type(dt)): ValueError "<what> argument of type
+ * <class 'float'> cannot be safely cast to type <class 'int'>!". 0, or -1 with the exception. */
+int tn_ref_weak_type_check(const char *what, const tn_value *v, tn_dtype dt);
 int tn_alpha_check(tn_dtype ct, const tn_value *alpha, PyObject *target, bool inplace, const tn_value *a,
                    const tn_value *b);
 /* Refuse dtypes without kernels: NotImplementedError naming the op and dtype. */
@@ -195,6 +203,12 @@ int tn_out_prepare(PyObject *out, int ndim, const int64_t *sizes, tn_dtype resul
  * torch.Y, ..."), for a call on meta (no data is copied); restride: out then takes res's strides
  * (meta_sort's as_strided_). Returns a new reference to out, or NULL. Does not steal res. */
 PyObject *tn_meta_copy_out(PyObject *res, PyObject *out, bool restride);
+/* On meta, upstream's as_strided / as_strided_copy / as_strided_scatter check no storage bounds
+ * (a meta storage has no bytes; docs/breadth_more2.md "group meta2 (session 40)"): the CPU
+ * storage `s` the op runs on (a stand-in or the op's own clone) grows, zero-filled, to the
+ * view's extent of sizes / strides / offset, so the view's reads stay inside it. 0, or -1 with
+ * an exception (the extent overflows, or the storage cannot grow). */
+int tn_meta_cover_view(tn_storage *s, int ndim, const int64_t *sizes, const int64_t *strides, int64_t offset, tn_dtype dt);
 /* Deliver a computed result: with no out= tensor, `res` itself; else `res` copied into `out`
  * after tn_out_prepare (named `op` in messages), returning a new reference to out. Steals res
  * (NULL passes through). */

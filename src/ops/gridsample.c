@@ -107,6 +107,17 @@ static void fwd_chunk(int64_t b, int64_t e, void *ctx) { tn_gs_forward(((fwd_job
 /* a: input, grid, interpolation_mode, padding_mode, align_corners */
 static PyObject *gs_forward(tn_value *a, int k) {
     const tn_tensor *in = TN_T(a[0]), *g = TN_T(a[1]);
+    /* on meta, upstream's grid_sampler_2d is a decomposition: it checks both modes, then unpacks
+     * input's and grid's shapes in fours (docs/breadth_more2.md "group meta2 (session 40)") */
+    if (k == 2 && tn_door_on_meta()) {
+        if (a[2].u.i < 0 || a[2].u.i > 2 || a[3].u.i < 0 || a[3].u.i > 2) {
+            bool m = a[2].u.i < 0 || a[2].u.i > 2;
+            PyErr_Format(PyExc_RuntimeError, "Invalid %s mode %lld", m ? "interpolation" : "padding", (long long)a[m ? 2 : 3].u.i);
+            return NULL;
+        }
+        if (in->ndim != 4) return tn_py_unpack_error(4, in->ndim), NULL;
+        if (g->ndim != 4) return tn_py_unpack_error(4, g->ndim), NULL;
+    }
     if (gs_check(in, g, k, a[2].u.i) < 0 || gs_types(in, g, k) < 0) return NULL;
     tn_gs_plan p;
     if (gs_plan(&p, in, g, k, a) < 0) return NULL;

@@ -294,11 +294,7 @@ static int meta_decomp_size(int64_t in, int64_t out, bool align, const tn_value 
 static int meta_decomp_check(const iop *op, const tn_tensor *t, int on, const int64_t *osz, bool align,
                              const tn_value *const *scales) {
     if (op->kind == K_CUBIC) {
-        if (t->ndim != 4) {
-            if (t->ndim > 4) PyErr_SetString(PyExc_ValueError, "too many values to unpack (expected 4)");
-            else PyErr_Format(PyExc_ValueError, "not enough values to unpack (expected 4, got %d)", t->ndim);
-            return -1;
-        }
+        if (t->ndim != 4) return tn_py_unpack_error(4, t->ndim);
         for (int d = 0; d < 2; d++) {
             if (on <= d) {
                 PyErr_SetString(PyExc_IndexError, "list index out of range");

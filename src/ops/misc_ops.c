@@ -419,7 +419,9 @@ static PyObject *v_as_strided(PyObject *out, tn_value *a) {
         PyErr_Format(PyExc_RuntimeError, "Tensor: invalid storage offset %lld", (long long)off);
         return NULL;
     }
-    if (tn_check_in_bounds(n, a[2].u.ints.v, a[3].u.ints.v, off, t->dtype, t->storage->nbytes) < 0) return NULL;
+    if (tn_door_on_meta() ? tn_meta_cover_view(t->storage, n, a[2].u.ints.v, a[3].u.ints.v, off, t->dtype) < 0
+                          : tn_check_in_bounds(n, a[2].u.ints.v, a[3].u.ints.v, off, t->dtype, t->storage->nbytes) < 0)
+        return NULL;
     return tn_tensor_new_view(out, n, a[2].u.ints.v, a[3].u.ints.v, off);
 }
 

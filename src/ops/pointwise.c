@@ -1405,10 +1405,17 @@ PyObject *tn_op_elu_out(tn_value *a) { return elu_impl(a, a[4].u.obj, false); }
 
 /* celu(self, alpha=1): elu with scale 1 and input_scale 1/alpha (upstream's celu calls elu) */
 static PyObject *celu_impl(tn_value *a, bool inplace) {
-    /* upstream: alpha.to<double>() (a complex alpha refuses), then elu(alpha, 1, 1 / alpha) */
+    /* upstream: alpha.to<double>() (a complex alpha refuses), then elu(alpha, 1, 1 / alpha); on
+     * meta its reference instead: alpha's Python type against self's dtype, and a zero alpha
+     * runs (docs/breadth_more2.md "group meta2 (session 40)") */
+    const bool meta = tn_door_on_meta();
+    if (meta && tn_ref_weak_type_check("alpha", &a[1], TN_T(a[0])->dtype) < 0) return NULL;
+    const tn_tensor *st = TN_T(a[0]);
+    if (meta && (tn_dtype_is_integral(st->dtype, true) || tn_dtype_is_complex(st->dtype)))   /* in self's dtype */
+        return inplace ? Py_NewRef(a[0].u.obj) : tn_tensor_new_empty(st->ndim, st->sizes, st->dtype, TN_DEVICE_CPU);
     if (tn_cr_check_scalar(&a[1], TN_DTYPE_F64) < 0) return NULL;
     double alpha = tn_value_as_double(&a[1]);
-    if (alpha == 0) {
+    if (alpha == 0 && !meta) {
         PyErr_SetString(PyExc_RuntimeError, "ZeroDivisionError: alpha cannot be 0 for CELU");
         return NULL;
     }

@@ -213,8 +213,9 @@ PyObject *tn_op__reshape_alias(tn_value *a) {
 }
 
 /* as_strided's geometry (size, stride, storage_offset=None: self's) checked against self's
- * storage; the offset it lands on in *off */
-static int as_strided_check(tn_value *a, int64_t *off_out) {
+ * storage (not on meta, but for the in-place as_strided_: tn_meta_cover_view); the offset it
+ * lands on in *off */
+static int as_strided_check(tn_value *a, int64_t *off_out, bool inplace) {
     tn_tensor *t = TN_T(a[0]);
     int n = a[1].u.ints.n;
     const int64_t *sz = a[1].u.ints.v, *st = a[2].u.ints.v;
@@ -240,6 +241,11 @@ static int as_strided_check(tn_value *a, int64_t *off_out) {
             return -1;
         }
     }
+    if (tn_door_on_meta() && !inplace) {
+        if (tn_meta_cover_view(t->storage, n, sz, st, off, t->dtype) < 0) return -1;
+        *off_out = off;
+        return 0;
+    }
     int isz = tn_dtype_itemsize(t->dtype);
     uint64_t need;
     if (!tn_extent_bytes(n, sz, st, off, isz, &need)) {
@@ -261,13 +267,13 @@ static int as_strided_check(tn_value *a, int64_t *off_out) {
 
 PyObject *tn_op_as_strided(tn_value *a) {
     int64_t off;
-    if (as_strided_check(a, &off) < 0) return NULL;
+    if (as_strided_check(a, &off, false) < 0) return NULL;
     return tn_tensor_new_view(a[0].u.obj, a[1].u.ints.n, a[1].u.ints.v, a[2].u.ints.v, off);
 }
 
 PyObject *tn_op_as_strided_(tn_value *a) {
     int64_t off;
-    if (as_strided_check(a, &off) < 0) return NULL;
+    if (as_strided_check(a, &off, true) < 0) return NULL;
     tn_tensor *t = TN_T(a[0]);
     if (a[1].u.ints.n > TN_MAX_DIMS) {
         PyErr_Format(PyExc_RuntimeError, "as_strided_: at most %d dimensions are supported", TN_MAX_DIMS);
