@@ -214,39 +214,34 @@ void tn_storage_weak_decref(tn_storage *s) {
     free(s);
 }
 
-tn_status tn_storage_resize(tn_storage *s, size_t nbytes) {
+/* Grow s to nbytes: realloc (the new bytes uninitialised), or zeroed: a fresh calloc block (untouched
+ * zero pages, for a meta view's possibly large extent) with the old bytes copied in. */
+static tn_status storage_grow(tn_storage *s, size_t nbytes, bool zeroed) {
     if (nbytes <= s->nbytes) return TN_OK;
     if (s->device == TN_DEVICE_META) { s->nbytes = nbytes; return TN_OK; }
     if (s->release || s->aliases) return TN_ERR_IO; /* borrowed memory, or memory aliases see, cannot grow */
-    char *p = realloc(s->data, nbytes);
-    if (!p) return TN_ERR_NOMEM;
+    char *p;
+    if (zeroed) {
+        if (!(p = calloc(1, nbytes))) return TN_ERR_NOMEM;
+        if (s->nbytes) memcpy(p, s->data, s->nbytes);
+        if (s->data && s->nbytes >= TN_BIG_MIN) big_give(s->data, s->nbytes);
+        else free(s->data);
+    } else {
+        if (!(p = realloc(s->data, nbytes))) return TN_ERR_NOMEM;
+        advise_huge(p, nbytes);
+    }
     if (__builtin_expect(tn_prof_on, 0)) {   /* as a new block and the old one released */
         tn_prof_memory((int64_t)nbytes);
         if (s->nbytes) tn_prof_memory(-(int64_t)s->nbytes);
     }
-    advise_huge(p, nbytes);
     s->data = p;
     s->nbytes = nbytes;
     return TN_OK;
 }
 
-tn_status tn_storage_grow_zeroed(tn_storage *s, size_t nbytes) {
-    if (nbytes <= s->nbytes) return TN_OK;
-    if (s->device == TN_DEVICE_META) { s->nbytes = nbytes; return TN_OK; }
-    if (s->release || s->aliases) return TN_ERR_IO;
-    char *p = calloc(1, nbytes);   /* fresh zero pages, not touched (a meta view's extent may be large) */
-    if (!p) return TN_ERR_NOMEM;
-    if (s->nbytes) memcpy(p, s->data, s->nbytes);
-    if (__builtin_expect(tn_prof_on, 0)) {
-        tn_prof_memory((int64_t)nbytes);
-        if (s->nbytes) tn_prof_memory(-(int64_t)s->nbytes);
-    }
-    if (s->data && s->nbytes >= TN_BIG_MIN) big_give(s->data, s->nbytes);
-    else free(s->data);
-    s->data = p;
-    s->nbytes = nbytes;
-    return TN_OK;
-}
+tn_status tn_storage_resize(tn_storage *s, size_t nbytes) { return storage_grow(s, nbytes, false); }
+
+tn_status tn_storage_grow_zeroed(tn_storage *s, size_t nbytes) { return storage_grow(s, nbytes, true); }
 
 int64_t tn_numel(const tn_tensor *t) {
     int64_t n = 1;

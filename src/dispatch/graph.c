@@ -47,6 +47,7 @@ typedef struct {
 } rec;
 
 typedef struct {
+    int handle;                      /* its index in graphs */
     rec *calls;
     int n, cap;
     int nslots;
@@ -96,8 +97,7 @@ static void graph_clear(graph *g) {
 }
 
 static void graph_release(graph *g) {
-    for (int h = 0; h < ngraphs; h++)
-        if (graphs[h] == g) graphs[h] = NULL;
+    graphs[g->handle] = NULL;
     graph_clear(g);
     free(g);
 }
@@ -300,7 +300,7 @@ PyObject *tn_op_torchnative_graph_capture_begin(tn_value *args) {
     }
     graph *g = calloc(1, sizeof *g);
     if (!g) return PyErr_NoMemory();
-    graphs[h] = g;
+    graphs[h] = g, g->handle = h;
     PyObject *in = args[0].u.obj;
     Py_ssize_t n = PyTuple_Size(in);
     g->ids = PyDict_New(), g->stor = PySet_New(NULL), g->keep = PyList_New(0);
@@ -389,9 +389,7 @@ PyObject *tn_op_torchnative_graph_capture_end(tn_value *args) {
     g->nout = (int)n;
     if (plan_releases(g) < 0) goto fail;
     Py_CLEAR(g->ids); Py_CLEAR(g->stor); Py_CLEAR(g->keep);   /* the capture's results are let go */
-    for (int h = 0; h < ngraphs; h++)
-        if (graphs[h] == g) return PyLong_FromLong(h);
-    return PyLong_FromLong(-1);   /* not reached: begin gave it a handle */
+    return PyLong_FromLong(g->handle);
 fail:
     graph_release(g);
     return NULL;

@@ -527,10 +527,14 @@ PyObject *tn_meta_copy_out(PyObject *res, PyObject *out, bool restride) {
         if (!v) return NULL;
         Py_DECREF(v);
     }
-    if (!tn_can_cast(from, to))
-        return PyErr_Format(PyExc_RuntimeError, "Attempting to cast from torch.%s to out tensor with dtype torch.%s, but "
-                            "this can't be cast because it is not safe!", tn_dtype_infos[from].name, tn_dtype_infos[to].name);
-    return Py_NewRef(out);
+    return tn_ref_safe_cast(from, to) < 0 ? NULL : Py_NewRef(out);
+}
+
+int tn_ref_safe_cast(tn_dtype from, tn_dtype to) {
+    if (tn_can_cast(from, to)) return 0;
+    PyErr_Format(PyExc_RuntimeError, "Attempting to cast from torch.%s to out tensor with dtype torch.%s, but "
+                 "this can't be cast because it is not safe!", tn_dtype_infos[from].name, tn_dtype_infos[to].name);
+    return -1;
 }
 
 /* A new dense tensor with explicit strides (a permutation of a contiguous layout), not a view. */

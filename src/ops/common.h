@@ -203,6 +203,8 @@ int tn_out_prepare(PyObject *out, int ndim, const int64_t *sizes, tn_dtype resul
  * torch.Y, ..."), for a call on meta (no data is copied); restride: out then takes res's strides
  * (meta_sort's as_strided_). Returns a new reference to out, or NULL. Does not steal res. */
 PyObject *tn_meta_copy_out(PyObject *res, PyObject *out, bool restride);
+/* That safe-cast check alone (_safe_copy_out): 0, or -1 with the RuntimeError. */
+int tn_ref_safe_cast(tn_dtype from, tn_dtype to);
 /* On meta, upstream's as_strided / as_strided_copy / as_strided_scatter check no storage bounds
  * (a meta storage has no bytes; docs/breadth_more2.md "group meta2 (session 40)"): the CPU
  * storage `s` the op runs on (a stand-in or the op's own clone) grows, zero-filled, to the

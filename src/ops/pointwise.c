@@ -1275,11 +1275,7 @@ static PyObject *clamp_scalar(tn_value *self, const tn_value *mn, const tn_value
         if ((ct = clamp_promoted(self, hl ? mn : NULL, hh ? mx : NULL)) == TN_DTYPE_UNDEFINED) return NULL;
         PyObject *target = inplace ? self->u.obj : out;
         tn_dtype td = target ? tn_tensor_of(target)->dtype : ct;
-        if (!tn_can_cast(ct, td)) {
-            PyErr_Format(PyExc_RuntimeError, "Attempting to cast from torch.%s to out tensor with dtype torch.%s, but "
-                         "this can't be cast because it is not safe!", tn_dtype_infos[ct].name, tn_dtype_infos[td].name);
-            return NULL;
-        }
+        if (tn_ref_safe_cast(ct, td) < 0) return NULL;
         const tn_tensor *t0 = TN_T(*self);
         if (inplace) return Py_NewRef(target);
         if (out) return tn_out_prepare(out, t0->ndim, t0->sizes, td, "clamp") < 0 ? NULL : Py_NewRef(out);
