@@ -106,11 +106,11 @@ def smollm2_dir():
     return path
 
 
-def generate(llm, ids, streamer, max_new):
+def generate(llm, ids, streamer, max_new, **kw):
     t0 = time.perf_counter()
     with torch.no_grad():
         out = llm.generate(ids, attention_mask=torch.ones_like(ids), max_new_tokens=max_new,
-                           do_sample=False, streamer=streamer)
+                           do_sample=False, streamer=streamer, **kw)
     dt = time.perf_counter() - t0
     n = out.shape[1] - ids.shape[1]
     print(f"\n{n} new tokens in {dt:.2f} s: {n / dt:.1f} tokens/s", end="")
@@ -122,35 +122,22 @@ def generate(llm, ids, streamer, max_new):
     return out
 
 
-def graph_decode(llm, ids, expected, max_new):
-    """The same greedy answer again, its decode steps replayed by torchnative.graphs (docs/graphs.md):
-    the prompt prefilled into a transformers StaticCache, the first step captured, the rest replayed
-    in C with no Python between the operators."""
+def replayed_generate(llm, tok, ids, expected):
+    """The same greedy answer again from generate() with a static cache, the model's forward
+    wrapped by torchnative.graphs.replayed (docs/graphs.md): a decode step's operator calls are
+    captured once and then replayed in C, with no Python between them."""
     import torchnative.graphs as G
-    from transformers import StaticCache
     os.environ["TRANSFORMERS_SDPA_FORCE_GQA"] = "1"  # grouped heads with a mask too (docs/graphs.md)
-    n = ids.shape[1]
-    cache = StaticCache(config=llm.config, max_cache_len=n + max_new)
-
-    def step(tok, pos):
-        return llm(input_ids=tok, cache_position=pos, cache=cache, use_cache=True,
-                   logits_to_keep=1).logits
-
-    with torch.no_grad():
-        logits = llm(input_ids=ids, cache_position=torch.arange(n), cache=cache, use_cache=True,
-                     logits_to_keep=1).logits
-        toks = [int(logits[0, -1].argmax())]
-        g, logits = G.capture(step, torch.tensor([toks[-1:]]), torch.tensor([n]))
-        toks.append(int(logits[0, -1].argmax()))
-        t0 = time.perf_counter()
-        for i in range(1, max_new - 1):
-            logits = g(torch.tensor([toks[-1:]]), torch.tensor([n + i]))
-            toks.append(int(logits[0, -1].argmax()))
-        dt = time.perf_counter() - t0
-    same = toks == expected[0, n:n + len(toks)].tolist()
-    print(f"graph replay (torchnative.graphs, {g.num_calls} operator calls a token): {max_new - 2} decode "
-          f"steps at {(max_new - 2) / dt:.1f} tokens/s; tokens {'equal to' if same else 'DIFFERENT from'} "
-          f"generate's")
+    llm.forward = G.replayed(llm.forward)  # an instance attribute over the class's method
+    print("again, generate(cache_implementation=\"static\") with the forward replayed by torchnative.graphs:")
+    try:
+        out = generate(llm, ids, TimedStreamer(tok), expected.shape[1] - ids.shape[1],
+                       cache_implementation="static")
+        counts = llm.forward.counts
+    finally:
+        del llm.forward
+    print(f"forward calls: {counts['replayed']} replayed, {counts['captured']} captured, {counts['eager']} eager; "
+          f"tokens {'equal to' if torch.equal(out, expected) else 'DIFFERENT from'} the first answer's")
 
 
 path = smollm2_dir()
@@ -166,8 +153,7 @@ if path:
     ids = tok(text, return_tensors="pt")["input_ids"]
     print(f"user: {question}\nassistant: ", end="", flush=True)
     out = generate(llm, ids, TimedStreamer(tok), 48)
-    if out.shape[1] - ids.shape[1] == 48:  # no early end of sequence: the same 48 steps replayed
-        graph_decode(llm, ids, out, 48)
+    replayed_generate(llm, tok, ids, out)
 else:  # a transformers Llama from a small config with seeded weights, printing token ids
     torch.manual_seed(0)
     cfg = AutoConfig.for_model("llama", hidden_size=64, intermediate_size=128, vocab_size=128,

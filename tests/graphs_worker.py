@@ -145,6 +145,49 @@ def decode(path, graph, dtype, tokens):
     return {"tokens": toks}
 
 
+def generate(path, replay, dtype):
+    """transformers' generate() with a static cache, 16 greedy tokens, eagerly or with the forward
+    wrapped by torchnative.graphs.replayed; the logits of each step, and (replayed) what the
+    wrapper did: graphs captured, calls left eager (a DynamicCache generate, grad mode on), entries
+    dropped when generate's cache dies."""
+    import gc
+    import numpy as np
+    m, cfg = make_llama()
+    m = m.to(dtype)
+    torch.manual_seed(1)
+    ids = torch.randint(0, cfg.vocab_size, (1, 12))
+
+    def run(**kw):
+        with torch.no_grad():
+            return m.generate(ids, attention_mask=torch.ones_like(ids), max_new_tokens=16, do_sample=False,
+                              output_logits=True, return_dict_in_generate=True, **kw)
+    out = {}
+    if replay:
+        import torchnative.graphs as G
+        eager = run(cache_implementation="static")
+        m.forward = G.replayed(m.forward)
+    o = run(cache_implementation="static")
+    logits = np.stack([x[0].numpy() for x in o.logits])
+    np.savez(path, tokens=o.sequences[0].numpy(), logits=logits)
+    if replay:
+        w = m.forward
+        out["graphs"] = sum(e[0] is not None for e in w.graphs.values())
+        out["counts"] = dict(w.counts)
+        out["eager_bits"] = bool(np.array_equal(logits.view(np.uint32),
+                                                np.stack([x[0].numpy() for x in eager.logits]).view(np.uint32)))
+        out["eager_tokens"] = eager.sequences.tolist() == o.sequences.tolist()
+        del o, eager
+        gc.collect()
+        out["entries_after_cache_died"] = len(w.graphs)
+        d = run()  # DynamicCache: not static, every call eager
+        out["dynamic_entries"] = len(w.graphs)
+        out["dynamic_counts"] = dict(w.counts)
+        out["dynamic_tokens"] = d.sequences.tolist()
+        m.forward(ids)  # grad mode on: eager, no entry
+        out["grad_entries"] = len(w.graphs)
+    return out
+
+
 if __name__ == "__main__":
     what = sys.argv[1]
     if what == "decode":   # decode OUT [--graph] [--float64] [--tokens FILE]
@@ -154,6 +197,8 @@ if __name__ == "__main__":
             import numpy as np
             toks = [int(t) for t in np.load(a[a.index("--tokens") + 1])["tokens"]]
         r = decode(a[2], "--graph" in a, torch.float64 if "--float64" in a else torch.float32, toks)
+    elif what == "generate":   # generate OUT [--replayed] [--float64]
+        r = generate(sys.argv[2], "--replayed" in sys.argv, torch.float64 if "--float64" in sys.argv else torch.float32)
     else:
         r = {"functions": check_functions, "refusals": check_refusals}[what]()
     print(json.dumps(r))

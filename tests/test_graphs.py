@@ -78,3 +78,24 @@ def test_llama_static_cache_decode(tmp_path):
     assert ok, "replayed logits vs upstream: max|d| %.3e, upstream err %.3e, worst/tol %.3f" % (d, err, worst)
     # every step's greedy choice is upstream's (upstream's run was greedy; ours was fed its tokens)
     assert list(g["logits"].argmax(-1)[:-1]) == list(r32["tokens"][1:])
+
+
+def test_generate_replayed(tmp_path):
+    """transformers' generate() with a static cache and the forward wrapped by
+    torchnative.graphs.replayed: the prompt and the first decode step eager, the second captured,
+    the other 13 replayed; logits equal to the same generate() run eagerly bit for bit, and to
+    upstream's generate() within the model tests' rule, every token upstream's. A DynamicCache
+    generate() and a call with grad mode on stay eager; the wrapper's entries die with the cache."""
+    ref32, ref64, ours = (tmp_path / n for n in ("ref32.npz", "ref64.npz", "ours.npz"))
+    _run(REF, "generate", ref32)
+    _run(REF, "generate", ref64, "--float64")
+    r = _run(OURS, "generate", ours, "--replayed")
+    assert r["counts"] == {"eager": 2, "captured": 1, "replayed": 13} and r["graphs"] == 1, r
+    assert r["eager_bits"] and r["eager_tokens"], r
+    assert r["entries_after_cache_died"] == 0 and r["dynamic_entries"] == 0 and r["grad_entries"] == 0, r
+    assert r["dynamic_counts"] == {"eager": 18, "captured": 1, "replayed": 13}, r
+    r32, r64, o = (np.load(p) for p in (ref32, ref64, ours))
+    assert list(o["tokens"]) == list(r32["tokens"]) == list(r64["tokens"]) == r["dynamic_tokens"][0]
+    err = modelcase.maxabs(r32["logits"], r64["logits"])
+    ok, worst, d = modelcase.within(o["logits"], r32["logits"], err, modelcase.K32, "float32")
+    assert ok, "replayed generate() logits vs upstream: max|d| %.3e, upstream err %.3e, worst/tol %.3f" % (d, err, worst)
