@@ -91,7 +91,7 @@ demo: setup
 
 # Everything CI checks: the comparison tests (which include the harness self-test), as two
 # pytest processes side by side (golden/OpInfo cases | everything else; tools/test_streams.py).
-# TEST_THEN=CMD: CMD runs (nice 19) once the first stream is done (.ci/run: the sanitizer build).
+# TEST_THEN=CMD: CMD runs (nice 19) beside the two streams, on the CPU they leave idle (.ci/run: the sanitizer build).
 test: setup
 	$(VENV)/bin/python tools/test_streams.py $(if $(TEST_THEN),--then '$(TEST_THEN)')
 

@@ -1,8 +1,9 @@
 """Coverage gate: every overload listed in src/ops/*.def has golden cases and a Python spelling.
 
 Exercised means the overload appears in the upstream dispatch trace of some case in tests/cases
-(recorded by the reference worker, cached with the reference results), or the case spells it as
-`torch.ops.aten.<name>.<overload>` (see harness/coverage.py). The first test also writes the
+(recorded by the reference worker for the cases the gate asks for, cached with the reference
+results), or the case spells it as `torch.ops.aten.<name>.<overload>` (see harness/coverage.py;
+trace_rounds traces cases until every implemented overload is found, or every case is traced). The first test also writes the
 union as the coverage map build/golden-coverage.json (read by `python -m
 torchnative.golden_report`). Reachability: one subprocess in the subject interpreter (.venv)
 looks up `torch.ops.aten.<name>.<overload>` for every implemented overload.
@@ -35,15 +36,17 @@ def coverage_map(tn_runner):
     by_family = coverage.load_cases()
     cases = [c for cs in by_family.values() for c in cs]
     recs = tn_runner.references(cases)
-    cmap = coverage.build_map(by_family, {c.exec_key: r for c, r in zip(cases, recs)})
+    records = {c.exec_key: r for c, r in zip(cases, recs)}
+    chunks = coverage.trace_rounds(by_family, records, tn_runner.traces)
+    cmap = coverage.build_map(by_family, records, chunks)
     coverage.write_map(cmap)
     return cmap
 
 
-def test_every_case_traced(coverage_map):
-    missing = coverage_map["untraced_cases"]
-    assert not missing, "%d case(s) have no upstream dispatch trace (reference run failed?): %s" % (
-        len(missing), ", ".join(missing[:50]))
+def test_traces_ran(coverage_map):
+    failed = coverage_map["trace_failures"]
+    assert not failed, "%d case(s) could not be traced on upstream (worker crash or timeout): %s" % (
+        len(failed), ", ".join(failed[:50]))
 
 
 def test_every_implemented_overload_has_cases(coverage_map):

@@ -14,8 +14,9 @@ Reference results are cached in `$TN_GOLDEN_CACHE` (default `<repo>/build/golden
 file per case keyed by sha256(worker.py text, reference torch version, the REF_PATH_VARS set in
 the environment, snippet and options), so re-runs only execute the subject side; any change to a
 snippet changes its key. `TN_NO_CACHE=1` disables the cache. The reference record also carries
-the case's dispatch trace (`ops`, see worker.py), which the coverage gate (coverage.py,
-tests/test_coverage_gate.py) reads.
+the case's dispatch trace (`ops`, see worker.py) once the coverage gate (coverage.py,
+tests/test_coverage_gate.py) has asked for it (`traces`: another run of the snippet, made only for
+the cases the gate needs; tracing every case took 44 % of the reference's time).
 
 What is compared (comparator.py): kind of result; for tensors the class, dtype, shape, device,
 layout, is_contiguous, requires_grad, grad_fn class, `_is_view()`, the aliasing pattern (storage
@@ -411,8 +412,29 @@ class Runner:
     @staticmethod
     def _first_job(case):
         """The reference's first run of a case: without the float64 re-run and the GEMM bounds,
-        which only the tolerance of a differing value needs (_complete adds them)."""
-        return dict(case.job(True), hi=False)
+        which only the tolerance of a differing value needs (_complete adds them), and without the
+        dispatch trace, which only the coverage gate reads and asks for case by case (traces)."""
+        return dict(case.job(True), hi=False, trace=False, cpu=True)
+
+    def traces(self, cases):
+        """The reference's dispatch trace (`ops`) of each of `cases`, added to its record (cached);
+        returns the records. A case whose trace run crashed or timed out gets empty `ops` and
+        `trace_failed` (the gate's test_traces_ran fails on it)."""
+        self.references(cases)
+        todo = [c for c in cases if "ops" not in self.ref[c.exec_key]]
+        todo = list({c.exec_key: c for c in todo}.values())
+        recs = run_batch(self.ref_python, [{"code": c.code, "trace_only": True} for c in todo], stats=self.stats)
+        for c, rec in zip(todo, recs):
+            full = dict(self.ref[c.exec_key])
+            if "harness" in rec:   # not cached: the next session tries again
+                full["ops"], full["trace_failed"] = [], rec["harness"][:300]
+            else:
+                full.update({k: rec[k] for k in ("ops", "cpu", "trace_error") if k in rec})
+                full["trace_time"] = rec.get("time", 0.0)
+                self._cache_put(c, full)
+            self.ref[c.exec_key] = full
+        self.stats["ref_traced"] = self.stats.get("ref_traced", 0) + len(todo)
+        return [self.ref[c.exec_key] for c in cases]
 
     def _complete(self, cases):
         """Replace the deferred reference records of `cases` by full ones: the snippet run again
@@ -494,10 +516,10 @@ class Runner:
         s = self.stats
         cpus = sorted({str(r.get("cpu")) for r in self.ref.values() if "cpu" in r})
         return ("torchnative harness: reference %s (%s, ATen CPU capability %s%s), subject %s; "
-                "reference ran %d case(s) (%d cached; %d re-run for a float tolerance), subject ran %d, "
+                "reference ran %d case(s) (%d cached; %d re-run for a float tolerance, %d traced), subject ran %d, "
                 "%d worker start(s), %.1fs" % (
                     self.ref_version, self.ref_python, "/".join(cpus) or "?",
                     ", " + self.path_env.rstrip(";").replace(";", ", ") if self.path_env else "",
                     self.subject_python, s["ref_run"], s["ref_cached"], s.get("ref_completed", 0),
-                    s["sub_run"],
+                    s.get("ref_traced", 0), s["sub_run"],
                     s.get("workers", 0), s["seconds"]))
