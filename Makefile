@@ -168,9 +168,11 @@ $(BUILD)/asan/_C.abi3.so: $(VENV)/.done $(SRCS)
 	  -Dc_args=-fno-sanitize=nonnull-attribute -Dnative_functions=$(YAML) >/dev/null
 	$(VENV)/bin/ninja -C $(BUILD)/asan >/dev/null
 
+# ASAN_SAMPLE=K: every K-th golden case only (.ci/run: 2).
+ASAN_SAMPLE ?= 1
 test-asan: setup $(BUILD)/asan/_C.abi3.so
 	TN_SUBJECT_PYTHON=$(CURDIR)/tools/asan/python TN_NO_CACHE= TN_GLOO_FUZZ_ITERS=1000000 TN_GGUF_FUZZ_RUNS=50000 \
-	  $(VENV)/bin/python tools/test_streams.py --asan
+	  $(VENV)/bin/python tools/test_streams.py --asan --sample $(ASAN_SAMPLE)
 
 # Upstream's three suites (OpInfo and ModuleInfo at CI's sample cap, the transformers sweep's CI
 # subset) with the sanitizer build as the subject: no crash under ASan + UBSan (issue #11). Not in

@@ -17,11 +17,13 @@ llama.cpp, torchnative, llama.cpp, ... over the rounds; each figure is the media
   - decode tokens/s: after the last 128-token prefill, one untimed greedy step, then N greedy
     single-token steps (argmax of the last logits fed back), tokens/s = N / their total time; also
     from process CPU time (which a loaded host's descheduling does not inflate). torchnative's
-    decode twice: eagerly (transformers' forward with its DynamicCache, every step through Python),
-    and "graph": the prompt prefilled into a transformers StaticCache, the first step captured by
-    torchnative.graphs (untimed, as the eager first step) and the N others replayed, with
+    decode three ways: eagerly (transformers' forward with its DynamicCache, every step through
+    Python); "graph": the prompt prefilled into a transformers StaticCache, the first step captured
+    by torchnative.graphs (untimed, as the eager first step) and the N others replayed, with
     transformers' TRANSFORMERS_SDPA_FORCE_GQA=1 (docs/graphs.md: then its logits are the eager
-    decode's bit for bit); both against the same llama.cpp decode figure.
+    decode's bit for bit); and "generate": transformers' generate(cache_implementation="static")
+    with the forward wrapped by torchnative.graphs.replayed, timed from its streamer over the last
+    N tokens (generate's own Python per step included); all against the same llama.cpp figure.
 The prompt is the same 128 token ids on both sides (an English text tokenised by llama.cpp from
 the file's vocabulary, repeated to 128 tokens). The greedy tokens of both sides are printed as an
 agreement count (the two compute the same model with different float orders, so a late
@@ -144,6 +146,27 @@ with torch.no_grad():
     out["decode_graph_tok_s"], out["decode_graph_cpu_tok_s"], out["tokens_graph"] = (
         out.pop("decode_tok_s"), out.pop("decode_cpu_tok_s"), out.pop("tokens"))
     out.update(eager)
+    # and as a user gets it from generate(): a static cache, the forward wrapped by
+    # torchnative.graphs.replayed (decode steps: one eager, one captured, the others replayed);
+    # min_new_tokens keeps the end-of-text token out, so every run decodes n + 2 tokens
+    from transformers.generation.streamers import BaseStreamer
+    class Clock(BaseStreamer):
+        def __init__(self):
+            self.wall, self.cpu = [], []
+        def put(self, value):
+            self.wall.append(time.perf_counter())
+            self.cpu.append(time.process_time())
+        def end(self):
+            pass
+    m.forward = G.replayed(m.forward)
+    clock = Clock()
+    m.generate(x, attention_mask=torch.ones_like(x), max_new_tokens=n + 3, min_new_tokens=n + 3,
+               do_sample=False, cache_implementation="static", streamer=clock)
+    # put() calls: the prompt, then one per new token; the timed tokens are the last n (the first
+    # three came from the prefill, the eager step and the captured one)
+    out["decode_generate_tok_s"] = n / (clock.wall[-1] - clock.wall[-n - 1])
+    out["decode_generate_cpu_tok_s"] = n / (clock.cpu[-1] - clock.cpu[-n - 1])
+    out["generate_counts"] = dict(m.forward.counts)
 out["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 out["quant_isa"] = torch.ops.torchnative.quant_isa()
 print(json.dumps(out))
@@ -268,9 +291,11 @@ def main():
                                      ("decode_cpu_tok_s", "decode, CPU time (tokens/s)", True),
                                      ("decode_graph_tok_s", "decode, graph (tokens/s)", True),
                                      ("decode_graph_cpu_tok_s", "decode, graph, CPU (tok/s)", True),
+                                     ("decode_generate_tok_s", "generate(), replayed (tok/s)", True),
+                                     ("decode_generate_cpu_tok_s", "generate(), replayed, CPU", True),
                                      ("peak_rss_mb", "peak RSS (MB)", False),
                                      ("load_s", "load (s)", False)):
-                a, b = med(ours, k), med(ref, k.replace("_graph", ""))
+                a, b = med(ours, k), med(ref, k.replace("_graph", "").replace("_generate", ""))
                 if a is None or b is None:
                     continue
                 scale = 1000.0 if k.startswith("prefill") else 1.0

@@ -9,7 +9,9 @@ streams split along that line:
   cases   tests/cases, tests/kernels and the tests that read the golden or OpInfo machinery,
           then tests/test_pg_wrapper.py (for balance: with the reference's float64 re-runs
           deferred the cases stream got ~4 min shorter than the system stream, measured 27 min in
-          CI; that file's process groups mostly wait, about 2 min)
+          CI; that file's process groups mostly wait, about 2 min), and tests/test_adapt.py (with
+          the reference's dispatch traces made only where the coverage gate needs them the cases
+          stream took 30.9 min in a CI rehearsal, the system stream 32.4; that file ~1.5 min)
   system  every other test file or folder under tests/ (a new one lands here by default)
 
 `make test-asan` (--asan): the subject is the sanitizer build, the slow side, while the reference
@@ -25,7 +27,11 @@ cores; .ci/run builds the sanitizer extension there for make test-asan. (Started
 first stream had finished, the build was still running 3.6 minutes after the second one ended.)
 Its exit status is reported, not counted: make test's verdict is the tests'.
 
-Usage: python tools/test_streams.py [--asan] [--then CMD] [extra pytest arguments, given to both streams]
+`--sample K` (with --asan; make test-asan ASAN_SAMPLE=K): every K-th golden case only, still split
+between the two streams (CI runs half of them under the sanitizers: the whole set took 5 of CI's
+minutes; `make test-asan` runs them all).
+
+Usage: python tools/test_streams.py [--asan [--sample K]] [--then CMD] [extra pytest arguments, given to both streams]
 """
 import os
 import subprocess
@@ -37,7 +43,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TESTS = os.path.join(ROOT, "tests")
 CASES = ["cases", "kernels", "test_coverage_gate.py", "test_harness_selftest.py",
          "test_opinfo.py", "test_opinfo_gradcheck.py", "test_surface_names.py",
-         "test_pg_wrapper.py"]
+         "test_pg_wrapper.py", "test_adapt.py"]
 
 
 def streams():
@@ -52,25 +58,30 @@ def streams():
     return {"cases": CASES, "system": system}
 
 
-def asan_streams():
+def asan_streams(sample=1):
     """tests/cases split case by case (TN_SHARD, tests/conftest.py): stream i keeps every second
     golden case from the i-th, so both get as many cases of each file and about the same work
     (split by whole files, one stream took 294 s and the other 167 s in CI); the gloo frame fuzzer
     in one, the GGUF fuzzer in the other (in CI under ASan: gloo 18 s, GGUF 52 s); torchnative.graphs'
     replays (reference counts of recorded arguments) beside the gloo fuzzer (75 s on a loaded host)."""
-    return {"asan-a": (["cases", "test_gguf_fuzz.py"], "0/2"),
-            "asan-b": (["cases", "test_gloo_fuzz.py", "test_graphs.py"], "1/2")}
+    n = 2 * sample   # --sample K: every K-th golden case only (CI: 2), the two streams' shards of it
+    return {"asan-a": (["cases", "test_gguf_fuzz.py"], "0/%d" % n),
+            "asan-b": (["cases", "test_gloo_fuzz.py", "test_graphs.py"], "1/%d" % n)}
 
 
 def main(argv):
     asan = "--asan" in argv
+    sample = 1
+    if "--sample" in argv:
+        i = argv.index("--sample")
+        sample, argv = int(argv[i + 1]), argv[:i] + argv[i + 2:]
     then = None
     if "--then" in argv:
         i = argv.index("--then")
         then, argv = argv[i + 1], argv[:i] + argv[i + 2:]
     extra = [a for a in argv if a != "--asan"]
     procs = {}
-    plan = asan_streams() if asan else {k: (v, None) for k, v in streams().items()}
+    plan = asan_streams(sample) if asan else {k: (v, None) for k, v in streams().items()}
     for name, (entries, shard) in plan.items():
         argv = [sys.executable, "-m", "pytest", "-q", "--durations=15", "-p", "no:cacheprovider"] \
             + ["tests/" + e for e in entries] + extra

@@ -126,7 +126,8 @@ class _Replayed:
                     return None
                 sig.append((x.dtype, tuple(x.shape), x.stride()))
                 tensors.append(x)
-            elif x is None or isinstance(x, (bool, int, float, str, torch.dtype)):
+            elif x is None or isinstance(x, (bool, int, float, str, torch.dtype, torch.device, torch.layout,
+                                             torch.memory_format)):
                 sig.append((type(x), x))
             else:
                 if hasattr(x, "is_compileable") and not x.is_compileable:
