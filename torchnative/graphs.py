@@ -109,11 +109,11 @@ class _Replayed:
         self.__doc__ = getattr(fn, "__doc__", None)
 
     def _signature(self, args, kwargs):
-        """(signature, tensors) of a call, or None when it must run eagerly. An object other than a
-        tensor or a plain value is told by identity; a transformers cache only when static
-        (is_compileable: it writes its tensors in place), with the identities of its tensors too.
-        The entry is dropped when such an object dies (a weak reference), so an identity is never
-        matched to a new object."""
+        """(signature, objects, tensors) of a call, or None when it must run eagerly. An object
+        other than a tensor or a plain value is told by identity; a transformers cache only when
+        static (is_compileable: it writes its tensors in place), with the identities of its tensors
+        too. The entry is dropped when such an object dies (a weak reference), so an identity is
+        never matched to a new object."""
         if torch.is_grad_enabled():
             return None
         leaves, spec = _pytree.tree_flatten((args, kwargs))
