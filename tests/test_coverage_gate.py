@@ -3,9 +3,9 @@
 Exercised means the overload appears in the upstream dispatch trace of some case in tests/cases
 (recorded by the reference worker for the cases the gate asks for, cached with the reference
 results), or the case spells it as `torch.ops.aten.<name>.<overload>` (see harness/coverage.py;
-trace_rounds traces cases until every implemented overload is found, or every case is traced). The first test also writes the
-union as the coverage map build/golden-coverage.json (read by `python -m
-torchnative.golden_report`). Reachability: one subprocess in the subject interpreter (.venv)
+trace_rounds traces cases until every implemented overload is found, or every case is traced).
+The first test also writes the union as the coverage map build/golden-coverage.json (read by
+`python -m torchnative.golden_report`). Reachability: one subprocess in the subject interpreter (.venv)
 looks up `torch.ops.aten.<name>.<overload>` for every implemented overload.
 """
 import json

@@ -69,19 +69,21 @@ def asan_streams(sample=1):
             "asan-b": (["cases", "test_gloo_fuzz.py", "test_graphs.py"], "1/%d" % n)}
 
 
+def _option(argv, flag, default):
+    """(the value after flag, argv without both), or (default, argv)."""
+    if flag not in argv:
+        return default, argv
+    i = argv.index(flag)
+    return argv[i + 1], argv[:i] + argv[i + 2:]
+
+
 def main(argv):
     asan = "--asan" in argv
-    sample = 1
-    if "--sample" in argv:
-        i = argv.index("--sample")
-        sample, argv = int(argv[i + 1]), argv[:i] + argv[i + 2:]
-    then = None
-    if "--then" in argv:
-        i = argv.index("--then")
-        then, argv = argv[i + 1], argv[:i] + argv[i + 2:]
+    sample, argv = _option(argv, "--sample", "1")
+    then, argv = _option(argv, "--then", None)
     extra = [a for a in argv if a != "--asan"]
     procs = {}
-    plan = asan_streams(sample) if asan else {k: (v, None) for k, v in streams().items()}
+    plan = asan_streams(int(sample)) if asan else {k: (v, None) for k, v in streams().items()}
     for name, (entries, shard) in plan.items():
         argv = [sys.executable, "-m", "pytest", "-q", "--durations=15", "-p", "no:cacheprovider"] \
             + ["tests/" + e for e in entries] + extra

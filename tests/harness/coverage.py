@@ -66,10 +66,14 @@ def explicit_spellings(code):
     return {"%s.%s" % m.groups() for m in _SPELLING.finditer(code)}
 
 
+def traced_overloads(record):
+    """The aten entries of a reference record's dispatch trace."""
+    return {norm(o) for o in (record or {}).get("ops", ()) if o.startswith("aten::")}
+
+
 def case_overloads(case, record):
     """Overloads a case exercises: aten entries of its upstream trace plus explicit spellings."""
-    ops = {norm(o) for o in (record or {}).get("ops", ()) if o.startswith("aten::")}
-    return ops | explicit_spellings(case.code)
+    return traced_overloads(record) | explicit_spellings(case.code)
 
 
 def _owns(case_family, def_family):
@@ -121,11 +125,13 @@ def trace_rounds(by_family, records, trace, chunk=500):
         take([c for _, c in by_time])
         return picked
 
+    spelled = {k for cs in by_family.values() for c in cs for k in explicit_spellings(c.code)}
+
     def uncovered():
-        done = set()
-        for fam, cs in by_family.items():
+        done = set(spelled)
+        for cs in by_family.values():
             for c in cs:
-                done |= case_overloads(c, records.get(c.exec_key))
+                done |= traced_overloads(rec(c))
         return [k for _, k in impl if k not in done]
 
     rounds = []

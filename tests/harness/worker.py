@@ -9,12 +9,11 @@ turned into plain JSON (see `ser`). For cases that ask for the float tolerance r
 reference also re-runs the snippet with floating inputs widened to float64 and records, per
 floating leaf, its own float error `err` (see runner.py's docstring for the rule), and runs it
 once more to record, for tensors returned by matrix products, their summands' magnitudes and
-counts (`gemm_mag`, `gemm_n`). For jobs with `trace` (the reference side), the record gets the
-ATen CPU capability upstream runs at (`cpu`, also for jobs with `cpu`), and the snippet runs once
-more under a recording TorchDispatchMode for `ops`: the sorted operator overloads it dispatched
-("aten::add.Tensor"); the observed results always come from the plain, unrecorded run. A job with
-`trace_only` makes only that traced run (the runner asks for it when the coverage gate needs a
-case's trace, after the plain run).
+counts (`gemm_mag`, `gemm_n`). For jobs with `cpu` (the reference side), the record gets the
+ATen CPU capability upstream runs at (`cpu`). A job with `trace_only` (the runner's `traces`, when
+the coverage gate needs a case's dispatch trace, after the plain run) runs the snippet under a
+recording TorchDispatchMode instead, for `ops`: the sorted operator overloads it dispatched
+("aten::add.Tensor"); the observed results always come from the plain, unrecorded run.
 
 Usage: python worker.py JOBFILE RESULT_FD START_INDEX
 """
@@ -601,13 +600,8 @@ def run_case(torch, job):
             attach_gemm_bounds(torch, job["code"], rec)
         except Exception as e:
             rec["gemm_error"] = "%s: %s" % (type(e).__name__, e)
-    if job.get("trace") or job.get("cpu"):
+    if job.get("cpu"):
         rec["cpu"] = cpu_capability(torch)
-    if job.get("trace"):
-        try:
-            rec["ops"] = trace_ops(torch, job["code"])
-        except Exception as e:
-            rec["trace_error"] = "%s: %s" % (type(e).__name__, e)
     rec["time"] = time.perf_counter() - t0
     return rec
 
